@@ -1,0 +1,197 @@
+"""The rules-engine base: what every game module shares.
+
+A :class:`Game` instance *is* the state of one match, like python-chess's ``Board``: the
+referee feeds it validated events through :meth:`Game.apply`, which returns the judgments
+(plain dicts, CONTRACT §3.2) and raises a :class:`~controller.rules.errors.RefereeError`
+for an event the rules reject. A game never does I/O, reads clocks or keeps globals, so
+the same code judges a live table, a replayed journal and a test. The referee (not the
+game) guarantees that a rejected event leaves no trace: it restores a snapshot.
+
+Game modules subclass :class:`Game`, declare their facts as class attributes (deck,
+direction, table sizes, options with defaults) and implement one ``on_<event>`` method per
+event kind they accept.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Iterable, Sequence
+
+from controller.rules import cards as _cards
+from controller.rules.errors import BadEvent, DuplicateCard, NotAllowed, OutOfTurn
+from controller.rules.events import Event
+
+Judgment = dict[str, Any]
+
+
+def judgment(kind: str, **fields: Any) -> Judgment:
+    """A judgment dict with ``judgment`` first, then the fields in the order given."""
+    out: Judgment = {"judgment": kind}
+    out.update(fields)
+    return out
+
+
+@dataclass(frozen=True)
+class Option:
+    """A club-configurable rule: default, allowed values (or a type), and why it exists."""
+
+    default: Any
+    doc: str
+    choices: tuple[Any, ...] | None = None
+
+    def check(self, name: str, value: Any) -> Any:
+        if self.choices is not None:
+            if value not in self.choices:
+                raise BadEvent(f"option {name!r} must be one of {list(self.choices)}, not {value!r}")
+            return value
+        want = type(self.default)
+        ok = isinstance(value, want) and not (want is int and isinstance(value, bool))
+        if not ok:
+            raise BadEvent(f"option {name!r} must be a {want.__name__}, not {value!r}")
+        if want is int and value < 0:
+            raise BadEvent(f"option {name!r} must not be negative")
+        return value
+
+
+def teams_for(players: int) -> int:
+    """Number of sides: 2 teams at 4 or 6 players (alternate seats), else every seat alone."""
+    return 2 if players in (4, 6) else players
+
+
+def team_of(seat: int, players: int) -> int:
+    """CONTRACT §2: with 4 or 6 players team 0 holds the even seats; otherwise a seat is its own side."""
+    return seat % 2 if players in (4, 6) else seat
+
+
+def top_plays(plays: Sequence[tuple[int, int]]) -> list[int]:
+    """Seats (in play order) whose strength equals the trick's highest."""
+    best = max(s for _, s in plays)
+    return [seat for seat, s in plays if s == best]
+
+
+def resolve_trick_with_partner_ties(plays: Sequence[tuple[int, int]], players: int) -> tuple[int | None, int]:
+    """Winner of a trick where equal top cards of *opposing* sides tie (Truco, Vitou).
+
+    ``plays`` are (seat, strength) in play order. Returns (winner seat or None if tied,
+    seat of the first top card). When the equal top cards all belong to one team that
+    team wins and the earlier of them is the winner (CONTRACT §3.2 conventions).
+    """
+    tops = top_plays(plays)
+    sides = {team_of(s, players) for s in tops}
+    return (tops[0] if len(sides) == 1 else None), tops[0]
+
+
+class Game(ABC):
+    """One match of one game: the state, and the rules that move it."""
+
+    name: ClassVar[str] = ""
+    deck_id: ClassVar[str] = ""
+    clockwise: ClassVar[bool] = False
+    player_counts: ClassVar[tuple[int, ...]] = (4,)
+    default_players: ClassVar[int] = 4
+    OPTIONS: ClassVar[dict[str, Option]] = {}
+
+    def __init__(self, players: int, dealer: int, options: dict[str, Any]) -> None:
+        self.players = players
+        self.dealer = dealer
+        self.options = self.resolve_options(options)
+        self.deck = _cards.deck(self.deck_id)
+        self.finished = False
+        self.match_winner: int | None = None
+
+    # ----- construction ---------------------------------------------------------------
+    @classmethod
+    def resolve_options(cls, given: dict[str, Any]) -> dict[str, Any]:
+        """Defaults overridden by ``given``; unknown names and bad values are bad events."""
+        unknown = sorted(set(given) - set(cls.OPTIONS))
+        if unknown:
+            known = ", ".join(sorted(cls.OPTIONS)) or "none"
+            raise BadEvent(f"unknown {cls.name} option(s): {', '.join(unknown)} (known: {known})")
+        out = {k: o.default for k, o in cls.OPTIONS.items()}
+        for k, v in given.items():
+            out[k] = cls.OPTIONS[k].check(k, v)
+        return out
+
+    def begin(self) -> list[Judgment]:
+        """Judgments announced when the match starts (scores, first turn...)."""
+        return [self.score_judgment(), *self.turn_judgments()]
+
+    # ----- the one entry point --------------------------------------------------------
+    def apply(self, event: Event) -> list[Judgment]:
+        """Judge one event (not ``start``/``undo``, which the referee handles)."""
+        handler: Callable[[Event], list[Judgment]] | None = getattr(self, f"on_{event.kind}", None)
+        if handler is None:
+            raise NotAllowed(f"{event.kind} events are not used in {self.name}")
+        if event.seat is not None and not 0 <= event.seat < self.players:
+            raise BadEvent(f"seat {event.seat} does not exist: seats are 0 to {self.players - 1}")
+        if event.team is not None and not 0 <= event.team < teams_for(self.players):
+            raise BadEvent(f"team {event.team} does not exist: teams are 0 to {teams_for(self.players) - 1}")
+        return handler(event)
+
+    def on_redeal(self, event: Event) -> list[Judgment]:
+        raise NotAllowed(f"redeal is not used in {self.name}")
+
+    # ----- helpers for game modules ---------------------------------------------------
+    def next_seat(self, seat: int) -> int:
+        return (seat + 1) % self.players
+
+    def team(self, seat: int) -> int:
+        return team_of(seat, self.players)
+
+    def parse_card(self, text: str) -> str:
+        """Canonical id in this game's deck (unknown_card / not_in_deck otherwise)."""
+        return _cards.parse_card(text, self.deck_id)
+
+    @staticmethod
+    def check_turn(seat: int, expected: int | None, what: str = "play") -> None:
+        if expected is None:
+            raise NotAllowed("nobody is to act now")
+        if seat != expected:
+            raise OutOfTurn(f"seat {expected} is to {what}, not seat {seat}")
+
+    @staticmethod
+    def check_unplayed(card: str, played: Iterable[str], where: str = "this deal") -> None:
+        if card in played:
+            raise DuplicateCard(f"{card} was already played in {where}")
+
+    # ----- what the world sees --------------------------------------------------------
+    @abstractmethod
+    def scores(self) -> list[int]:
+        """Running totals per team (or per seat in solo games)."""
+
+    def score_judgment(self) -> Judgment:
+        return judgment("score", scores=list(self.scores()))
+
+    @abstractmethod
+    def to_act(self) -> tuple[int, list[str]] | None:
+        """(seat, event kinds it may send) or None when nobody is to act."""
+
+    def turn_judgments(self) -> list[Judgment]:
+        who = None if self.finished else self.to_act()
+        return [] if who is None else [judgment("turn", seat=who[0], expects=who[1])]
+
+    def unplayed_cards(self) -> list[str]:
+        """Cards of the deck that may still appear on the table in this deal (for vision)."""
+        return list(self.deck.cards)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The canonical JSON form of the state: journal checks, MQTT ``state``, fixtures.
+
+        Common keys first (every display can rely on them), then the game's own under
+        ``detail``.
+        """
+        who = None if self.finished else self.to_act()
+        return {
+            "game": self.name,
+            "players": self.players,
+            "dealer": self.dealer,
+            "options": dict(self.options),
+            "scores": list(self.scores()),
+            "turn": None if who is None else {"seat": who[0], "expects": who[1]},
+            "finished": self.finished,
+            "match_winner": self.match_winner,
+            "detail": self.detail(),
+        }
+
+    def detail(self) -> dict[str, Any]:
+        return {}

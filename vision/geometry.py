@@ -1,0 +1,63 @@
+"""Quadrilaterals and straightening: the shared geometry of finding and identifying.
+
+A card quad is four image points in order around the card, starting at a corner of a
+*short* edge, so that warping it to a portrait face needs no further guessing (0° and
+180° are both tried by identification).
+"""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+
+def order_quad(pts: np.ndarray) -> np.ndarray:
+    """The 4 points clockwise (in image coordinates), first edge a short edge."""
+    p = np.asarray(pts, dtype=np.float32).reshape(4, 2)
+    c = p.mean(axis=0)
+    ang = np.arctan2(p[:, 1] - c[1], p[:, 0] - c[0])
+    p = p[np.argsort(ang)]  # clockwise on screen (y down)
+    e0 = np.linalg.norm(p[1] - p[0]) + np.linalg.norm(p[3] - p[2])
+    e1 = np.linalg.norm(p[2] - p[1]) + np.linalg.norm(p[0] - p[3])
+    if e0 > e1:
+        p = np.roll(p, -1, axis=0)
+    # start at the top-most of the two short-edge starts, for stable output
+    alt = np.roll(p, -2, axis=0)
+    if alt[0, 1] + alt[1, 1] < p[0, 1] + p[1, 1]:
+        p = alt
+    return p.astype(np.float32)
+
+
+def quad_sides(q: np.ndarray) -> tuple[float, float]:
+    """Mean (short, long) side length of an ordered quad."""
+    s = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[3] - q[2])) / 2
+    l = (np.linalg.norm(q[2] - q[1]) + np.linalg.norm(q[0] - q[3])) / 2
+    return float(s), float(l)
+
+
+def face_corners(w: int, h: int) -> np.ndarray:
+    """Corners of a portrait face image, in the order of :func:`order_quad`."""
+    return np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], dtype=np.float32)
+
+
+def warp_face(image: np.ndarray, quad: np.ndarray, size: tuple[int, int],
+              interpolation: int = cv2.INTER_AREA) -> np.ndarray:
+    """The card inside ``quad`` straightened to a portrait ``size`` = (w, h) image."""
+    w, h = size
+    m = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), face_corners(w, h))
+    return cv2.warpPerspective(image, m, (w, h), flags=interpolation,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def rect_quad(centre: tuple[float, float], w: float, h: float, angle_deg: float) -> np.ndarray:
+    """Ordered quad of a w×h (portrait) rectangle at ``centre`` rotated by ``angle_deg``."""
+    a = np.deg2rad(angle_deg)
+    ux = np.array([np.cos(a), np.sin(a)]) * w / 2
+    uy = np.array([-np.sin(a), np.cos(a)]) * h / 2
+    c = np.asarray(centre, dtype=np.float64)
+    pts = np.array([c - ux - uy, c + ux - uy, c + ux + uy, c - ux + uy])
+    return order_quad(pts)
+
+
+def polygon_area(q: np.ndarray) -> float:
+    """Area of a simple polygon."""
+    return float(abs(cv2.contourArea(np.asarray(q, np.float32).reshape(-1, 1, 2))))
