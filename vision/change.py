@@ -1,0 +1,116 @@
+"""Cheap change detection: the only work done on every frame of an unchanged table.
+
+Each frame is shrunk to a small grey image (1/8 size: 160x90 for 1280x720, ~0.5 ms) and
+compared twice: with the previous frame (*motion*: something is moving here now) and with a
+*reference* (*change*: the table differs from the last state we accepted). Per small pixel we keep
+the frame number of the last motion, so a region is *settled* once nothing has moved in it for a
+whole still window, without any per-region bookkeeping. Finding and identifying cards then run
+only on settled changed regions; see :mod:`vision.tracking`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Region:
+    """A connected patch of change, in small-image pixels and in full-image pixels."""
+
+    mask: np.ndarray                       # bool, small-image size, this region only
+    bbox_small: tuple[int, int, int, int]  # x, y, w, h
+    bbox: tuple[int, int, int, int]        # x, y, w, h in full-image pixels
+    area_small: int
+    last_motion: int                       # frame number of the latest motion inside it
+
+
+class ChangeDetector:
+    """Motion and change masks on a downscaled grey frame, plus per-pixel last-motion frames.
+
+    ``motion_threshold`` / ``change_threshold`` are grey levels (0-255) on the smoothed small
+    image: above camera noise, below a card's contrast against the cloth.
+    """
+
+    def __init__(self, image_size: tuple[int, int], *, factor: int = 8, motion_threshold: int = 12,
+                 change_threshold: int = 18, table_polygon: np.ndarray | None = None) -> None:
+        w, h = image_size
+        self.image_size = (int(w), int(h))
+        self.factor = factor
+        self.small_size = (max(1, w // factor), max(1, h // factor))
+        self.sx, self.sy = w / self.small_size[0], h / self.small_size[1]
+        self.motion_threshold = motion_threshold
+        self.change_threshold = change_threshold
+        sw, sh = self.small_size
+        self.table_mask = np.ones((sh, sw), np.uint8)
+        if table_polygon is not None:
+            self.table_mask = np.zeros((sh, sw), np.uint8)
+            poly = (np.asarray(table_polygon, np.float32) / [self.sx, self.sy]).astype(np.int32)
+            cv2.fillPoly(self.table_mask, [poly], 1)
+        self.prev: np.ndarray | None = None
+        self.reference: np.ndarray | None = None
+        self.last_motion = np.full((sh, sw), -(10 ** 9), np.int32)
+        self.small: np.ndarray | None = None
+        self.motion: np.ndarray | None = None
+        self.change: np.ndarray | None = None
+
+    def shrink(self, image_bgr: np.ndarray) -> np.ndarray:
+        """The small grey image change detection works on (area-averaged, so noise cancels)."""
+        if image_bgr.shape[1] != self.image_size[0] or image_bgr.shape[0] != self.image_size[1]:
+            raise ValueError(f"frame size {image_bgr.shape[1]}x{image_bgr.shape[0]} differs from the "
+                             f"calibrated {self.image_size[0]}x{self.image_size[1]}")
+        grey = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY) if image_bgr.ndim == 3 else image_bgr
+        return cv2.resize(grey, self.small_size, interpolation=cv2.INTER_AREA)
+
+    def set_reference(self, image_bgr: np.ndarray) -> None:
+        self.reference = self.shrink(image_bgr)
+
+    def update(self, image_bgr: np.ndarray, frame: int) -> tuple[bool, bool]:
+        """Take one frame: returns (anything moving on the table, anything changed vs reference)."""
+        small = self.shrink(image_bgr)
+        if self.prev is None:
+            self.prev = small
+        if self.reference is None:
+            self.reference = small.copy()
+        motion = cv2.absdiff(small, self.prev)
+        cv2.threshold(motion, self.motion_threshold, 1, cv2.THRESH_BINARY, dst=motion)
+        motion &= self.table_mask
+        moving = bool(cv2.countNonZero(motion))
+        if moving:
+            # grow by one small pixel: a hand's blurred edge still counts as moving
+            motion = cv2.dilate(motion, np.ones((3, 3), np.uint8))
+            self.last_motion[motion.astype(bool)] = frame
+        change = cv2.absdiff(small, self.reference)
+        cv2.threshold(change, self.change_threshold, 1, cv2.THRESH_BINARY, dst=change)
+        change &= self.table_mask
+        changed = bool(cv2.countNonZero(change))
+        self.prev, self.small, self.motion, self.change = small, small, motion, change
+        return moving, changed
+
+    def regions(self, min_area: int = 2, join: int = 2) -> list[Region]:
+        """Connected patches of change (grown by ``join`` small pixels so a card's parts stay one)."""
+        if self.change is None:
+            return []
+        grown = cv2.dilate(self.change, np.ones((2 * join + 1, 2 * join + 1), np.uint8)) & self.table_mask
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
+        out = []
+        for k in range(1, n):
+            x, y, w, h, _area = (int(v) for v in stats[k])
+            mask = labels == k
+            area = int(np.count_nonzero(mask & self.change.astype(bool)))
+            if area < min_area:
+                continue
+            full = (int(x * self.sx), int(y * self.sy), int(np.ceil(w * self.sx)), int(np.ceil(h * self.sy)))
+            out.append(Region(mask, (x, y, w, h), full, area, int(self.last_motion[mask].max())))
+        return out
+
+    def absorb(self, mask: np.ndarray) -> None:
+        """Accept the current frame as the reference inside ``mask`` (this change has been handled)."""
+        if self.reference is not None and self.small is not None:
+            self.reference[mask] = self.small[mask]
+            if self.change is not None:
+                self.change[mask] = 0
+
+    def to_small(self, points: np.ndarray) -> np.ndarray:
+        return np.asarray(points, np.float32) / [self.sx, self.sy]

@@ -1,0 +1,350 @@
+"""Tracking: from frames to trustworthy card events ("seat 2 played hearts/king").
+
+:class:`TableWatcher` is the whole live pipeline for one frame at a time; the controller owns the
+loop and calls :meth:`TableWatcher.process` per frame (no threads inside). The rules it keeps:
+
+* **Cheap first.** :class:`~vision.change.ChangeDetector` looks at every frame; the recogniser
+  runs only on changed regions that have been *settled* (nothing moved in them) for
+  ``still_frames`` frames, and only once per settling.
+* **A card is placed only when still**, then attributed to the seat whose zone holds its centre
+  and identified among the game's candidates (cards not played yet this deal, plus the cards
+  already on the table so they are recognised when touched again).
+* **Hands never make events.** Moving pixels never settle; a still region the recogniser cannot
+  explain with card quads (a resting hand, an arm, a sleeve) is *deferred*: no event until it
+  changes again. A long-still unexplained region becomes the new reference (lighting drift, a
+  glass), which is safe because the recogniser always looks at the real frame.
+* **Never guess.** A face-up card that stays unidentified for ``confirm_attempts`` evaluations
+  becomes ``needs_confirmation`` (card null), and is tracked so it is not reported twice.
+* **Removal needs a quiet table.** A known card no longer found where it was is *missing*; it may
+  reappear elsewhere (slid, stacked) in the next region to settle. Missing cards become
+  ``removed`` only once nothing on the table moves, and when the last card goes ``cleared``.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Callable, Collection, Iterator, Protocol, Sequence
+
+import cv2
+import numpy as np
+
+from vision.calibration import Calibration
+from vision.change import ChangeDetector, Region
+
+EVENTS = ("placed", "removed", "needs_confirmation", "cleared")
+
+
+@dataclass(frozen=True)
+class CardEvent:
+    """One thing that happened on the table (CONTRACT §4 ``track`` line)."""
+
+    frame: int
+    event: str           # "placed" | "removed" | "needs_confirmation" | "cleared"
+    seat: int | None
+    card: str | None
+    face_up: bool
+    confidence: float
+
+    def to_json(self) -> dict:
+        return {"frame": self.frame, "event": self.event, "seat": self.seat, "card": self.card,
+                "face_up": self.face_up, "confidence": round(float(self.confidence), 4)}
+
+
+class DetectionLike(Protocol):
+    quad: np.ndarray
+    card: str | None
+    face_up: bool
+    confidence: float
+
+
+class RecogniserLike(Protocol):
+    def recognise(self, image_bgr: np.ndarray, candidates: Collection[str] | None = None,
+                  roi: tuple[int, int, int, int] | None = None) -> Sequence[DetectionLike]: ...
+
+
+@dataclass
+class TrackedCard:
+    """A card the watcher believes is on the table."""
+
+    seq: int                 # placement order
+    card: str | None         # None: face down, or awaiting confirmation
+    face_up: bool
+    seat: int | None
+    quad: np.ndarray
+    confidence: float
+    placed_frame: int
+    missing: bool = False
+
+    @property
+    def centre(self) -> np.ndarray:
+        return np.asarray(self.quad, np.float32).mean(axis=0)
+
+
+@dataclass
+class _Pending:
+    attempts: int = 0
+
+
+@dataclass
+class WatcherStats:
+    frames: int = 0
+    recognise_calls: int = 0
+    deferred: int = 0        # region evaluations put off because something unexplained was there
+    absorbed: int = 0        # long-still unexplained regions accepted as the new reference
+
+
+Candidates = Callable[[], Collection[str]] | Collection[str] | None
+
+
+class TableWatcher:
+    """The live pipeline for one table: ``process(frame) -> list[CardEvent]``.
+
+    ``source`` is optional (for :meth:`run`); ``candidates`` is a callable the controller updates
+    (or a fixed collection, or None for every card the recogniser knows).
+    """
+
+    def __init__(self, source, calibration: Calibration, recogniser: RecogniserLike,
+                 candidates: Candidates = None, *, still_frames: int = 8, confirm_attempts: int = 3,
+                 min_confidence: float = 0.0, absorb_frames: int = 150, occluder_fraction: float = 0.35,
+                 change_threshold: int = 18, motion_threshold: int = 12) -> None:
+        self.source = source
+        self.calibration = calibration
+        self.recogniser = recogniser
+        self._candidates = candidates
+        self.still_frames = max(1, int(still_frames))
+        self.confirm_attempts = max(1, int(confirm_attempts))
+        self.min_confidence = min_confidence
+        self.absorb_frames = max(absorb_frames, self.still_frames + 1)
+        self.occluder_fraction = occluder_fraction
+        self.change = ChangeDetector(calibration.image_size, table_polygon=calibration.zones.table,
+                                     change_threshold=change_threshold, motion_threshold=motion_threshold)
+        sh, sw = self.change.table_mask.shape
+        self._evaluated_at = np.full((sh, sw), -(10 ** 9) - 1, np.int32)
+        self._deferred = np.zeros((sh, sw), bool)
+        self.cards: list[TrackedCard] = []
+        self._seq = itertools.count()
+        self._pending: dict[tuple[int, int], _Pending] = {}
+        self._frame_no = -1
+        self._started = False
+        self.stats = WatcherStats()
+        self.last_events: list[CardEvent] = []
+        self.last_regions: list[Region] = []
+        short, long_ = calibration.card_px
+        self.card_long = long_
+        self.card_area_small = max(4.0, short * long_ / (self.change.sx * self.change.sy))
+
+    # -- public -----------------------------------------------------------------------------------
+    def candidates(self) -> Collection[str] | None:
+        c = self._candidates
+        if c is None:
+            return None
+        return c() if callable(c) else c
+
+    def run(self) -> Iterator[CardEvent]:
+        """Read the source to its end, yielding events (for ``cardtable track``; the controller
+        normally owns the loop and calls :meth:`process`)."""
+        if self.source is None:
+            raise ValueError("TableWatcher.run needs a source")
+        while True:
+            frame = self.source.read()
+            if frame is None:
+                if getattr(self.source, "finished", True):
+                    return
+                continue
+            yield from self.process(frame)
+
+    def process(self, frame) -> list[CardEvent]:
+        """Take one frame (a ``Frame`` with ``index`` and ``image``, or a bare BGR array)."""
+        if isinstance(frame, np.ndarray):
+            self._frame_no += 1
+            idx, image = self._frame_no, frame
+        else:
+            idx, image = int(frame.index), frame.image
+            self._frame_no = idx
+        self.stats.frames += 1
+        cd = self.change
+        if not self._started:
+            bg = self.calibration.background
+            if bg is not None and bg.shape == image.shape:
+                cd.set_reference(bg)
+            self._started = True
+        moving, changed = cd.update(image, idx)
+        self.last_events = []
+        if not changed and not self._has_missing():
+            self.last_regions = []
+            return []
+        events: list[CardEvent] = []
+        regions = cd.regions() if changed else []
+        self.last_regions = regions
+        pending_left = False
+        for region in regions:
+            still_for = idx - region.last_motion
+            if still_for < self.still_frames:
+                pending_left = True
+                continue
+            needs_eval = bool(np.any(region.last_motion > self._evaluated_at[region.mask])) or \
+                bool(np.any(self._evaluated_at[region.mask] < -(10 ** 9)))
+            if needs_eval:
+                done, new_events = self._evaluate(image, idx, region)
+                events += new_events
+                if not done:
+                    pending_left = True
+            elif self._deferred[region.mask].any():
+                if still_for >= self.absorb_frames:
+                    cd.absorb(region.mask)
+                    self._deferred[region.mask] = False
+                    self.stats.absorbed += 1
+                else:
+                    pending_left = True
+        quiet = idx - int(cd.last_motion.max()) >= self.still_frames and not pending_left
+        if quiet and self._has_missing():
+            events += self._remove_missing(idx)
+        self.last_events = events
+        return events
+
+    # -- internals --------------------------------------------------------------------------------
+    def _has_missing(self) -> bool:
+        return any(c.missing for c in self.cards)
+
+    def _roi(self, region: Region) -> tuple[int, int, int, int]:
+        x, y, w, h = region.bbox
+        pad = int(0.25 * self.card_long)
+        W, H = self.calibration.image_size
+        x0, y0 = max(0, x - pad), max(0, y - pad)
+        x1, y1 = min(W, x + w + pad), min(H, y + h + pad)
+        return x0, y0, x1 - x0, y1 - y0
+
+    def _in_region(self, region: Region, point: np.ndarray) -> bool:
+        sx, sy = self.change.to_small(point)
+        h, w = region.mask.shape
+        xi, yi = int(np.clip(sx, 0, w - 1)), int(np.clip(sy, 0, h - 1))
+        return bool(region.mask[yi, xi])
+
+    def _quad_mask(self, quads: list[np.ndarray], grow: int) -> np.ndarray:
+        m = np.zeros(self.change.table_mask.shape, np.uint8)
+        for q in quads:
+            cv2.fillPoly(m, [np.round(self.change.to_small(q)).astype(np.int32)], 1)
+        if grow:
+            m = cv2.dilate(m, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
+        return m.astype(bool)
+
+    def _evaluate(self, image: np.ndarray, idx: int, region: Region) -> tuple[bool, list[CardEvent]]:
+        """Look at one settled region: match what the recogniser sees against what we know."""
+        zones = self.calibration.zones
+        cands = self.candidates()
+        if cands is not None:
+            cands = set(cands) | {c.card for c in self.cards if c.card is not None}
+        roi = self._roi(region)
+        self.stats.recognise_calls += 1
+        dets = [d for d in self.recogniser.recognise(image, candidates=cands, roi=roi)
+                if zones.in_trick_area(np.asarray(d.quad).mean(axis=0))]
+        local = [c for c in self.cards if self._in_region(region, c.centre)]
+
+        # is everything that changed explained by cards (seen now, or gone from where they were)?
+        explained = self._quad_mask([np.asarray(d.quad) for d in dets] + [c.quad for c in local], grow=2)
+        changed_now = region.mask & self.change.change.astype(bool)
+        unexplained = int(np.count_nonzero(changed_now & ~explained))
+        if unexplained > self.occluder_fraction * self.card_area_small:
+            self._evaluated_at[region.mask] = idx
+            self._deferred[region.mask] = True
+            self.stats.deferred += 1
+            return False, []
+
+        events: list[CardEvent] = []
+        matched: set[int] = set()
+        new: list = []
+        by_id = {c.card: c for c in self.cards if c.card is not None}
+        for d in dets:
+            centre = np.asarray(d.quad, np.float32).mean(axis=0)
+            known = None
+            if d.face_up and d.card is not None and d.card in by_id:
+                known = by_id[d.card]
+                if id(known) in matched:       # the same card twice: the second one is unsure
+                    known = None
+                    d = _Unsure(d)
+            if known is None:
+                near = [c for c in self.cards if id(c) not in matched and c.face_up == d.face_up
+                        and (c.card is None or not d.face_up)
+                        and np.linalg.norm(c.centre - centre) < 0.5 * self.card_long]
+                if d.face_up and d.card is not None:
+                    near = []
+                if near:
+                    known = min(near, key=lambda c: float(np.linalg.norm(c.centre - centre)))
+                elif not d.face_up:
+                    moved = [c for c in self.cards if c.missing and not c.face_up and id(c) not in matched]
+                    known = moved[0] if moved else None
+            if known is not None:
+                matched.add(id(known))
+                known.quad = np.asarray(d.quad, np.float32)
+                known.missing = False
+            elif self._in_region(region, centre):
+                new.append(d)
+
+        # known cards here that were not seen: covered by another card, or missing
+        seen_quads = [np.asarray(d.quad) for d in dets]
+        cover = self._quad_mask(seen_quads, grow=0)
+        for c in local:
+            if id(c) in matched:
+                continue
+            own = self._quad_mask([c.quad], grow=0)
+            covered = np.count_nonzero(own & cover) / max(1, np.count_nonzero(own))
+            c.missing = covered < 0.5
+
+        unsure_left = False
+        new.sort(key=lambda d: (zones.seat_of(np.asarray(d.quad).mean(axis=0)) or 0))
+        for d in new:
+            centre = np.asarray(d.quad, np.float32).mean(axis=0)
+            seat = zones.seat_of(centre)
+            sure = (not d.face_up) or (d.card is not None and d.confidence >= self.min_confidence)
+            if sure:
+                self._add(d, seat, idx, d.card if d.face_up else None)
+                events.append(CardEvent(idx, "placed", seat, d.card if d.face_up else None, bool(d.face_up),
+                                        float(d.confidence)))
+                continue
+            key = (int(centre[0] // (self.card_long / 2)), int(centre[1] // (self.card_long / 2)))
+            pending = self._pending.setdefault(key, _Pending())
+            pending.attempts += 1
+            if pending.attempts < self.confirm_attempts:
+                unsure_left = True
+                continue
+            del self._pending[key]
+            self._add(d, seat, idx, None)
+            events.append(CardEvent(idx, "needs_confirmation", seat, None, True, float(d.confidence)))
+        if unsure_left:
+            # stays open: retried next frame; cards reported meanwhile are tracked, so not re-reported
+            return False, events
+        self._evaluated_at[region.mask] = idx
+        self._deferred[region.mask] = False
+        self.change.absorb(region.mask)
+        return True, events
+
+    def _add(self, d, seat: int | None, idx: int, card: str | None) -> None:
+        self.cards.append(TrackedCard(next(self._seq), card, bool(d.face_up), seat,
+                                      np.asarray(d.quad, np.float32), float(d.confidence), idx))
+
+    def _remove_missing(self, idx: int) -> list[CardEvent]:
+        gone = sorted((c for c in self.cards if c.missing), key=lambda c: c.seq)
+        self.cards = [c for c in self.cards if not c.missing]
+        events = [CardEvent(idx, "removed", c.seat, c.card, c.face_up, 1.0) for c in gone]
+        if gone and not self.cards:
+            events.append(CardEvent(idx, "cleared", None, None, False, 1.0))
+        return events
+
+    def confirm(self, seat: int | None, card: str) -> bool:
+        """The referee confirmed what an unidentified card is; True if one was waiting at ``seat``."""
+        for c in self.cards:
+            if c.card is None and c.face_up and c.seat == seat:
+                c.card = card
+                c.confidence = 1.0
+                return True
+        return False
+
+
+class _Unsure:
+    """A detection whose identity clashes with a card already matched: treated as unidentified."""
+
+    def __init__(self, base: DetectionLike) -> None:
+        self.quad = base.quad
+        self.card: str | None = None
+        self.face_up = True
+        self.confidence = 0.0
