@@ -119,6 +119,9 @@ class Vitou(Game):
             assert self.at_twenty is not None
             seat = self.leader if self.team(self.leader) == self.at_twenty else self.next_seat(self.leader)
             return seat, ["decide"]
+        if self.phase == "pass20":
+            assert self.turn is not None
+            return self.turn, ["decide"]
         if self.turn is None:
             return None
         expects = ["card"]
@@ -167,6 +170,7 @@ class Vitou(Game):
         if self.answerer is None:
             raise NotAllowed("there is no bid to answer")
         self.check_turn(ev.seat, self.answerer, "answer the bid")
+        self.check_turn(ev.seat, self.turn)           # the bidder plays his card first
         if ev.answer == "accept":
             self.answerer = None
             return self.turn_judgments()

@@ -1,0 +1,54 @@
+"""Simulated Vitou: four random-but-legal players, dealt three cards each per hand."""
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from controller.rules.referee import Referee
+from controller.rules.vitou import Vitou
+
+
+def random_match(seed: int, players: int | None = None, options: dict | None = None) -> list[dict[str, Any]]:
+    """The events of a whole legal Vitou match (CONTRACT §3.1), deterministic by seed."""
+    rng = random.Random(seed)
+    start: dict[str, Any] = {"event": "start", "game": "vitou", "dealer": rng.randrange(4)}
+    if options:
+        start["options"] = dict(options)
+    events = [start]
+    ref = Referee()
+    ref.feed_object(start)
+    game = ref.game
+    assert isinstance(game, Vitou)
+    hands: dict[int, list[str]] = {}
+    dealt_for = 0
+
+    def send(ev: dict[str, Any]) -> None:
+        out = ref.feed_object(ev)
+        errors = [j for j in out if j["judgment"] == "error"]
+        assert not errors, (ev, errors)
+        events.append(ev)
+
+    while not game.finished:
+        if game.hand != dealt_for:                      # a new hand: shuffle and deal
+            pack = list(game.deck.cards)
+            rng.shuffle(pack)
+            hands = {s: pack[3 * s: 3 * s + 3] for s in range(4)}
+            dealt_for = game.hand
+        who = game.to_act()
+        assert who is not None
+        seat, expects = who
+        if "decide" in expects:
+            choices = ["play", "pass"] if game.phase == "pass20" else ["play", "play", "run"]
+            if game.phase == "decide20":
+                seat = rng.choice([s for s in range(4) if game.team(s) == game.at_twenty])
+            send({"event": "decide", "seat": seat, "decision": rng.choice(choices)})
+            continue
+        if "answer" in expects and rng.random() < 0.15:
+            send({"event": "answer", "seat": seat, "answer": "refuse"})
+            continue
+        if "call" in expects and rng.random() < 0.2:
+            send({"event": "call", "seat": seat, "call": "bid"})
+            continue
+        card = hands[seat].pop(rng.randrange(len(hands[seat])))
+        send({"event": "card", "seat": seat, "card": card})
+    return events
