@@ -81,11 +81,6 @@ class TrackedCard:
 
 
 @dataclass
-class _Pending:
-    attempts: int = 0
-
-
-@dataclass
 class WatcherStats:
     frames: int = 0
     recognise_calls: int = 0
@@ -123,7 +118,7 @@ class TableWatcher:
         self._deferred = np.zeros((sh, sw), bool)
         self.cards: list[TrackedCard] = []
         self._seq = itertools.count()
-        self._pending: dict[tuple[int, int], _Pending] = {}
+        self._attempts: dict[tuple[int, int], int] = {}
         self._frame_no = -1
         self._started = False
         self.stats = WatcherStats()
@@ -206,9 +201,11 @@ class TableWatcher:
     def _has_missing(self) -> bool:
         return any(c.missing for c in self.cards)
 
-    def _roi(self, region: Region) -> tuple[int, int, int, int]:
+    def _roi(self, region: Region, attempt: int = 0) -> tuple[int, int, int, int]:
+        """The region's box with context around it (the finder needs to see card edges against the
+        table); a retry looks through a different margin, so it is not the same question again."""
         x, y, w, h = region.bbox
-        pad = int(0.25 * self.card_long)
+        pad = int((0.5, 0.3, 0.8, 0.4)[attempt % 4] * self.card_long)
         W, H = self.calibration.image_size
         x0, y0 = max(0, x - pad), max(0, y - pad)
         x1, y1 = min(W, x + w + pad), min(H, y + h + pad)
@@ -234,7 +231,8 @@ class TableWatcher:
         cands = self.candidates()
         if cands is not None:
             cands = set(cands) | {c.card for c in self.cards if c.card is not None}
-        roi = self._roi(region)
+        attempt = self._attempts.get(self._region_key(region), 0)
+        roi = self._roi(region, attempt)
         self.stats.recognise_calls += 1
         dets = [d for d in self.recogniser.recognise(image, candidates=cands, roi=roi)
                 if zones.in_trick_area(np.asarray(d.quad).mean(axis=0))]
@@ -244,7 +242,22 @@ class TableWatcher:
         explained = self._quad_mask([np.asarray(d.quad) for d in dets] + [c.quad for c in local], grow=2)
         changed_now = region.mask & self.change.change.astype(bool)
         unexplained = int(np.count_nonzero(changed_now & ~explained))
+        key = self._region_key(region)
         if unexplained > self.occluder_fraction * self.card_area_small:
+            if attempt + 1 < self.confirm_attempts:
+                self._attempts[key] = attempt + 1       # look again next frame, another way
+                return False, []
+            self._attempts.pop(key, None)
+            quad = self._card_shaped(changed_now & ~explained)
+            if quad is not None:
+                # something card-sized and card-shaped lies still here, but no card was found:
+                # ask a person rather than guess or ignore it
+                centre = quad.mean(axis=0)
+                seat = zones.seat_of(centre)
+                self.cards.append(TrackedCard(next(self._seq), None, True, seat, quad, 0.0, idx))
+                self._evaluated_at[region.mask] = idx
+                self.change.absorb(region.mask)
+                return True, [CardEvent(idx, "needs_confirmation", seat, None, True, 0.0)]
             self._evaluated_at[region.mask] = idx
             self._deferred[region.mask] = True
             self.stats.deferred += 1
@@ -301,22 +314,42 @@ class TableWatcher:
                 events.append(CardEvent(idx, "placed", seat, d.card if d.face_up else None, bool(d.face_up),
                                         float(d.confidence)))
                 continue
-            key = (int(centre[0] // (self.card_long / 2)), int(centre[1] // (self.card_long / 2)))
-            pending = self._pending.setdefault(key, _Pending())
-            pending.attempts += 1
-            if pending.attempts < self.confirm_attempts:
+            if attempt + 1 < self.confirm_attempts:
                 unsure_left = True
                 continue
-            del self._pending[key]
             self._add(d, seat, idx, None)
             events.append(CardEvent(idx, "needs_confirmation", seat, None, True, float(d.confidence)))
         if unsure_left:
+            self._attempts[key] = attempt + 1
             # stays open: retried next frame; cards reported meanwhile are tracked, so not re-reported
             return False, events
+        self._attempts.pop(key, None)
         self._evaluated_at[region.mask] = idx
         self._deferred[region.mask] = False
         self.change.absorb(region.mask)
         return True, events
+
+    def _region_key(self, region: Region) -> tuple[int, int]:
+        x, y, w, h = region.bbox_small
+        return ((2 * x + w) // 8, (2 * y + h) // 8)
+
+    def _card_shaped(self, mask: np.ndarray) -> np.ndarray | None:
+        """The card quad (image pixels) if ``mask`` is one solid card-sized rectangle, else None."""
+        m = mask.astype(np.uint8)
+        contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        if len(contours) == 0:
+            return None
+        c = max(contours, key=cv2.contourArea)
+        (cx, cy), (w, h), ang = cv2.minAreaRect(c)
+        box_area = max(w * h, 1e-6)
+        short, long_ = sorted((w, h))
+        ratio = (long_ / max(short, 1e-6)) / (self.calibration.card_px[1] / self.calibration.card_px[0])
+        size = box_area / self.card_area_small
+        fill = cv2.contourArea(c) / box_area
+        if 0.6 < size < 1.6 and 0.75 < ratio < 1.33 and fill > 0.8:
+            box = cv2.boxPoints(((cx, cy), (w, h), ang)).astype(np.float32)
+            return box * [self.change.sx, self.change.sy]
+        return None
 
     def _add(self, d, seat: int | None, idx: int, card: str | None) -> None:
         self.cards.append(TrackedCard(next(self._seq), card, bool(d.face_up), seat,

@@ -1,0 +1,426 @@
+"""Synthetic table videos with exact ground-truth card events.
+
+A :class:`SequenceBuilder` scripts what players do (a hand carries a card in from its seat's
+edge, lets go and withdraws; a hand waves or rests over the table; a card is slid; the winner
+sweeps the trick off the table) and records, per frame, what lies on the table and where the
+hand is. Each frame is drawn by Vision I's :func:`render_scene` (cards, hand) and then
+photographed by one fixed :class:`CameraModel` per sequence (tilt, uneven light, white balance,
+glare, blur from :class:`StressOptions`, plus fresh sensor noise every frame), with the four
+ArUco table markers at the corners, so ``cardtable track`` can calibrate from the video itself.
+
+Ground truth is *semantic*: an event happens at the first frame after the motion that caused it
+ends (the hand has left); a tracker may report it up to its still window later.
+
+Seats follow CONTRACT §4 as seen in the image: 0 bottom, 1 right, 2 top, 3 left.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterator, Sequence as Seq
+
+import cv2
+import numpy as np
+
+from vision.calibration import paste_markers
+
+SEAT_DIRS = {0: (0.0, 1.0), 1: (1.0, 0.0), 2: (0.0, -1.0), 3: (-1.0, 0.0)}   # towards the seat's edge
+
+
+@dataclass(frozen=True)
+class TruthEvent:
+    frame: int
+    event: str
+    seat: int | None
+    card: str | None
+    face_up: bool
+
+    def key(self) -> tuple:
+        return (self.event, self.seat, self.card, self.face_up)
+
+
+@dataclass(frozen=True)
+class OnTable:
+    card: str | None
+    centre: tuple[float, float]
+    angle: float
+    face_up: bool
+    seat: int | None
+
+
+@dataclass(frozen=True)
+class Shot:
+    """What the camera sees in one frame: cards bottom first, and the hand's fingertip (or None)."""
+
+    cards: tuple[OnTable, ...]
+    hand_tip: tuple[float, float] | None = None
+
+
+@dataclass
+class TableSequence:
+    name: str
+    deck_id: str
+    size: tuple[int, int]
+    fps: float
+    seed: int
+    table: str
+    stress: object | None                  # vision.synthetic StressOptions or None
+    shots: list[Shot]
+    events: list[TruthEvent]
+    marker_centres: np.ndarray
+    marker_px: int
+    card_scale: float
+
+    def __len__(self) -> int:
+        return len(self.shots)
+
+
+def _ease(t: float) -> float:
+    return t * t * (3 - 2 * t)
+
+
+class SequenceBuilder:
+    """Script a table video frame by frame; see the module docstring."""
+
+    def __init__(self, deck_id: str = "french-32", *, name: str = "custom", size=(1280, 720), fps: float = 30.0,
+                 seed: int = 0, table: str = "plain", stress=None, card_scale: float = 0.7,
+                 reach_frames: int = 9, withdraw_frames: int = 8) -> None:
+        self.deck_id, self.name, self.size, self.fps, self.seed = deck_id, name, tuple(size), fps, seed
+        self.table, self.stress, self.card_scale = table, stress, card_scale
+        self.reach_frames, self.withdraw_frames = reach_frames, withdraw_frames
+        w, h = self.size
+        self.marker_px = max(24, int(min(w, h) * 0.07))
+        m = self.marker_px * 1.1   # ArUco misses markers hugging the image border in noise
+        self.marker_centres = np.array([[m, m], [w - m, m], [w - m, h - m], [m, h - m]], np.float32)
+        self.cards: list[OnTable] = []
+        self.shots: list[Shot] = []
+        self.events: list[TruthEvent] = []
+        self.card_long = 0.30 * min(w, h) * card_scale
+
+    # -- geometry ---------------------------------------------------------------------------------
+    def spot(self, seat: int, offset: float = 0.0, along: float = 0.0) -> tuple[float, float]:
+        """Where ``seat`` naturally plays: between the table centre and its edge."""
+        w, h = self.size
+        dx, dy = SEAT_DIRS[seat]
+        reach = 0.78 * self.card_long + offset
+        return (w / 2 + dx * reach * 1.3 - dy * along, h / 2 + dy * reach + dx * along)
+
+    def _outside(self, seat: int, near: tuple[float, float]) -> tuple[float, float]:
+        w, h = self.size
+        margin = 220.0
+        dx, dy = SEAT_DIRS[seat]
+        x = near[0] if dx == 0 else (w + margin if dx > 0 else -margin)
+        y = near[1] if dy == 0 else (h + margin if dy > 0 else -margin)
+        return (x, y)
+
+    def _grip(self, seat: int, centre: tuple[float, float]) -> tuple[float, float]:
+        """The fingertip when holding a card at ``centre``: on the card's edge nearest the seat."""
+        dx, dy = SEAT_DIRS[seat]
+        r = 0.4 * self.card_long
+        return (centre[0] + dx * r, centre[1] + dy * r)
+
+    # -- frames -----------------------------------------------------------------------------------
+    def _shot(self, extra: Seq[OnTable] = (), tip=None) -> None:
+        self.shots.append(Shot(tuple(self.cards) + tuple(extra), None if tip is None else (float(tip[0]), float(tip[1]))))
+
+    def _move_hand(self, seat: int, a, b, frames: int, carrying: Seq[OnTable] = (), carry_from=None,
+                   carry_to=None) -> None:
+        for i in range(1, frames + 1):
+            t = _ease(i / frames)
+            tip = (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
+            extra = []
+            for c, c0, c1 in zip(carrying, carry_from or [], carry_to or []):
+                centre = (c0[0] + (c1[0] - c0[0]) * t, c0[1] + (c1[1] - c0[1]) * t)
+                extra.append(replace(c, centre=centre))
+            self._shot(extra, tip)
+
+    def idle(self, frames: int) -> "SequenceBuilder":
+        for _ in range(frames):
+            self._shot()
+        return self
+
+    @property
+    def frame(self) -> int:
+        return len(self.shots)
+
+    def play(self, seat: int, card: str | None, *, face_up: bool = True, at: tuple[float, float] | None = None,
+             angle: float | None = None, hold: int = 2) -> "SequenceBuilder":
+        """A hand brings ``card`` from ``seat``'s edge to ``at``, lets go, withdraws: one ``placed``."""
+        at = at or self.spot(seat)
+        angle = (90.0 if seat in (1, 3) else 0.0) if angle is None else angle
+        c = OnTable(card if face_up else None, at, angle + 3.0 * (self.frame % 5 - 2), face_up, seat)
+        grip = self._grip(seat, at)
+        start = self._outside(seat, grip)
+        off = (start[0] - grip[0], start[1] - grip[1])
+        c_start = (at[0] + off[0], at[1] + off[1])
+        self._move_hand(seat, start, grip, self.reach_frames, [c], [c_start], [at])
+        self.cards.append(c)
+        for _ in range(hold):
+            self._shot(tip=grip)
+        self._move_hand(seat, grip, start, self.withdraw_frames)
+        self.events.append(TruthEvent(self.frame, "placed", seat, c.card, face_up))
+        return self
+
+    def wave(self, seat: int, across: float = 0.6, frames: int = 16) -> "SequenceBuilder":
+        """A hand sweeps in over the table and out again (reaching for a glass): no event."""
+        w, h = self.size
+        target = (w / 2 - SEAT_DIRS[seat][0] * w * (across - 0.5), h / 2 - SEAT_DIRS[seat][1] * h * (across - 0.5))
+        target = (target[0] + 0.15 * w * SEAT_DIRS[seat][1], target[1] + 0.15 * h * SEAT_DIRS[seat][0])
+        start = self._outside(seat, target)
+        self._move_hand(seat, start, target, frames // 2)
+        self._move_hand(seat, target, start, frames - frames // 2)
+        return self
+
+    def rest(self, seat: int, at: tuple[float, float], frames: int = 30) -> "SequenceBuilder":
+        """A hand comes in and rests still on the table for ``frames``, then leaves: no event."""
+        start = self._outside(seat, at)
+        self._move_hand(seat, start, at, self.reach_frames)
+        for _ in range(frames):
+            self._shot(tip=at)
+        self._move_hand(seat, at, start, self.withdraw_frames)
+        return self
+
+    def slide(self, card_index: int, to: tuple[float, float], frames: int = 10) -> "SequenceBuilder":
+        """The owner nudges a card already on the table to ``to``: no event."""
+        c = self.cards.pop(card_index)
+        seat = c.seat if c.seat is not None else 0
+        grip0, grip1 = self._grip(seat, c.centre), self._grip(seat, to)
+        start = self._outside(seat, grip0)
+        self._move_hand(seat, start, grip0, self.reach_frames, [c], [c.centre], [c.centre])
+        self._move_hand(seat, grip0, grip1, frames, [c], [c.centre], [to])
+        moved = replace(c, centre=to)
+        self.cards.insert(card_index, moved)
+        self._move_hand(seat, grip1, start, self.withdraw_frames)
+        return self
+
+    def gather(self, winner: int, frames: int = 12) -> "SequenceBuilder":
+        """The winner sweeps the trick into a pile and off the table at their edge:
+        ``removed`` for each card (in the order played), then ``cleared``."""
+        taken = list(self.cards)
+        self.cards = []
+        w, h = self.size
+        pile = self.spot(winner, offset=-0.3 * self.card_long)
+        grip = self._grip(winner, pile)
+        start = self._outside(winner, grip)
+        self._move_hand(winner, start, grip, self.reach_frames, taken, [c.centre for c in taken],
+                        [c.centre for c in taken])
+        self._move_hand(winner, grip, grip, frames, taken, [c.centre for c in taken], [pile] * len(taken))
+        off = (start[0] - grip[0], start[1] - grip[1])
+        gone = (pile[0] + off[0], pile[1] + off[1])
+        self._move_hand(winner, grip, start, self.withdraw_frames + 4, taken, [pile] * len(taken), [gone] * len(taken))
+        for c in taken:
+            self.events.append(TruthEvent(self.frame, "removed", c.seat, c.card, c.face_up))
+        if taken:
+            self.events.append(TruthEvent(self.frame, "cleared", None, None, False))
+        return self
+
+    def build(self) -> TableSequence:
+        return TableSequence(self.name, self.deck_id, self.size, self.fps, self.seed, self.table, self.stress,
+                             list(self.shots), list(self.events), self.marker_centres, self.marker_px,
+                             self.card_scale)
+
+
+# -- the camera ------------------------------------------------------------------------------------
+@dataclass
+class CameraModel:
+    """One camera for a whole video: the same tilt, light, colour, glare and blur every frame (so an
+    unchanged table really is unchanged), and fresh sensor noise per frame."""
+
+    size: tuple[int, int]
+    tilt: np.ndarray | None = None            # 3x3 homography ideal -> image
+    light: np.ndarray | None = None           # (h, w, 1) float gain
+    gains: np.ndarray = field(default_factory=lambda: np.ones(3, np.float32))
+    glare: np.ndarray | None = None           # (h, w, 1) additive
+    blur: float = 0.0
+    noise: float = 2.0
+    jpeg: int = 100
+
+    @classmethod
+    def from_stress(cls, size: tuple[int, int], stress, seed: int) -> "CameraModel":
+        if stress is None:
+            return cls(size)
+        rng = np.random.default_rng(seed + 7919)
+        w, h = size
+        tilt = None
+        if getattr(stress, "tilt", 0) > 0:
+            j = stress.tilt * min(size) * 0.35
+            src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+            tilt = cv2.getPerspectiveTransform(src, src + rng.uniform(-j, j, (4, 2)).astype(np.float32))
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        a = rng.uniform(0, 2 * np.pi)
+        g = np.cos(a) * (xx / w - 0.5) + np.sin(a) * (yy / h - 0.5)
+        light = 1.0 + rng.uniform(0, stress.light) * g * 1.6
+        light *= 1.0 - rng.uniform(0, stress.light * 0.5) * (((xx / w - 0.5) ** 2 + (yy / h - 0.5) ** 2) * 2)
+        gains = 1.0 + rng.uniform(-stress.white_balance, stress.white_balance, 3).astype(np.float32)
+        glare = None
+        if stress.glare > 0:
+            c = (rng.uniform(0, w), rng.uniform(0, h))
+            s = rng.uniform(0.03, 0.10) * min(w, h)
+            glare = (255 * rng.uniform(0.2, stress.glare) *
+                     np.exp(-(((xx - c[0]) ** 2 + (yy - c[1]) ** 2) / (2 * s * s))))[..., None].astype(np.float32)
+        return cls(size, tilt, light[..., None].astype(np.float32), gains, glare,
+                   float(rng.uniform(0.3, stress.blur)) if stress.blur > 0 else 0.0,
+                   max(1.0, float(stress.noise) * 0.5), int(rng.integers(max(stress.jpeg, 70), 96)))
+
+    def warp_points(self, pts: np.ndarray) -> np.ndarray:
+        if self.tilt is None:
+            return np.asarray(pts, np.float32)
+        return cv2.perspectiveTransform(np.asarray(pts, np.float32).reshape(-1, 1, 2), self.tilt).reshape(-1, 2)
+
+    def optics(self, ideal_bgr: np.ndarray) -> np.ndarray:
+        """Everything but the noise (cacheable per distinct scene)."""
+        img = ideal_bgr.astype(np.float32)
+        if self.tilt is not None:
+            img = cv2.warpPerspective(img, self.tilt, self.size, borderMode=cv2.BORDER_REFLECT)
+        if self.light is not None:
+            img = img * self.light
+        img = img * self.gains
+        if self.glare is not None:
+            img = img + self.glare
+        if self.blur > 0:
+            img = cv2.GaussianBlur(img, (0, 0), self.blur)
+        return img
+
+    def expose(self, optics: np.ndarray, frame: int, seed: int) -> np.ndarray:
+        if not hasattr(self, "_noise"):
+            # a small bank of noise fields, picked and shifted per frame: fresh-looking and cheap
+            rng = np.random.default_rng(seed + 104729)
+            self._noise = [rng.standard_normal(optics.shape[:2] + (1,), np.float32) * self.noise for _ in range(4)]
+        k = (frame * 2654435761 + seed) & 0xFFFFFFFF
+        noise = np.roll(self._noise[k % 4], (k >> 8) % optics.shape[0], axis=0)
+        img = np.clip(optics + noise, 0, 255).astype(np.uint8)
+        if self.jpeg < 100:
+            ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, self.jpeg])
+            img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        return img
+
+
+# -- rendering -------------------------------------------------------------------------------------
+@lru_cache(maxsize=8)
+def _profile(deck_id: str):
+    from vision.synthetic import synthetic_profile   # Vision I
+    return synthetic_profile(deck_id)
+
+
+@dataclass(frozen=True)
+class FrameTruth:
+    """Cards visible in a rendered frame (image coordinates), for tests and oracles."""
+
+    card: str | None
+    face_up: bool
+    quad: np.ndarray
+    visible_fraction: float
+    seat: int | None
+
+
+def render_frames(seq: TableSequence, profile=None, *, start: int = 0,
+                  stop: int | None = None) -> Iterator[tuple[np.ndarray, list[FrameTruth]]]:
+    """(image, truth) per frame. Distinct scenes are rendered once; repeated ones get new noise."""
+    from vision.synthetic.render import HandOptions, Placement, render_scene   # Vision I
+
+    profile = profile or _profile(seq.deck_id)
+    cam = CameraModel.from_stress(seq.size, seq.stress, seq.seed)
+    # markers live on the table: drawn on the ideal image, then photographed with it
+    last_key, optics, truth = None, None, []
+    for i in range(start, len(seq.shots) if stop is None else min(stop, len(seq.shots))):
+        shot = seq.shots[i]
+        key = shot
+        if key != last_key:
+            placements = [Placement(c.card, c.centre, c.angle, c.face_up, seq.card_scale) for c in shot.cards]
+            hand = None if shot.hand_tip is None else HandOptions(shot.hand_tip, width=0.42 * 0.30 * min(seq.size) * seq.card_scale / 0.7)
+            scene = render_scene(profile, placements, size=seq.size, table=seq.table, seed=seq.seed, hand=hand)
+            ideal = paste_markers(scene.image, seq.marker_centres, seq.marker_px)
+            optics = cam.optics(ideal)
+            truth = [FrameTruth(t.card, t.face_up, cam.warp_points(t.quad), t.visible_fraction, c.seat)
+                     for t, c in zip(scene.truth, shot.cards)]
+            last_key = key
+        yield cam.expose(optics, i, seq.seed), truth
+
+
+def sequence_frames(seq: TableSequence, profile=None) -> Iterator[np.ndarray]:
+    for image, _ in render_frames(seq, profile):
+        yield image
+
+
+def write_sequence(seq: TableSequence, path: str | Path, profile=None) -> Path:
+    """Write the frames as a video (``.avi``: MJPG, ``.mp4``: mp4v) or, for any other path, a folder
+    of ``frame_00000.png`` images; the ground truth goes beside it as ``<path>.truth.jsonl``."""
+    path = Path(path)
+    if path.suffix.lower() in (".avi", ".mp4"):
+        fourcc = cv2.VideoWriter_fourcc(*("MJPG" if path.suffix.lower() == ".avi" else "mp4v"))
+        writer = cv2.VideoWriter(str(path), fourcc, seq.fps, seq.size)
+        if not writer.isOpened():
+            raise OSError(f"{path}: cannot write a video here")
+        try:
+            for image in sequence_frames(seq, profile):
+                writer.write(image)
+        finally:
+            writer.release()
+    else:
+        path.mkdir(parents=True, exist_ok=True)
+        for i, image in enumerate(sequence_frames(seq, profile)):
+            cv2.imwrite(str(path / f"frame_{i:05d}.png"), image, [cv2.IMWRITE_PNG_COMPRESSION, 1])
+    truth = path.parent / (path.name + ".truth.jsonl")
+    truth.write_text("".join(json.dumps(e.__dict__) + "\n" for e in seq.events))
+    return path
+
+
+# -- named sequences -------------------------------------------------------------------------------
+def trick(b: SequenceBuilder, plays: Seq[tuple[int, str | None]], winner: int, *, gap: int = 14,
+          face_up: bool = True) -> SequenceBuilder:
+    b.idle(gap)
+    for seat, card in plays:
+        b.play(seat, card, face_up=face_up and card is not None)
+        b.idle(gap)
+    b.gather(winner)
+    return b.idle(gap)
+
+
+def named_sequence(name: str, *, size=(1280, 720), seed: int = 0, stress=None, table: str = "plain") -> TableSequence:
+    """``trick``: one trick of four; ``match``: three tricks with waves, a resting hand, a slide and
+    overlap; ``hands``: hand motion only (no events); ``overlap``; ``facedown``."""
+    b = SequenceBuilder(name=name, size=size, seed=seed, stress=stress, table=table)
+    if name in ("trick", "demo"):
+        trick(b, [(0, "hearts/7"), (1, "hearts/king"), (2, "spades/ace"), (3, "hearts/10")], winner=2)
+    elif name == "match":
+        trick(b, [(1, "clubs/8"), (2, "clubs/ace"), (3, "clubs/9"), (0, "diamonds/queen")], winner=2)
+        b.wave(3)
+        b.idle(6)
+        b.play(2, "spades/7")
+        b.idle(10)
+        b.rest(0, b.spot(0, along=-0.6 * b.card_long), frames=25)
+        b.idle(10)
+        b.play(3, "spades/king")
+        b.idle(12)
+        b.slide(1, b.spot(3, offset=-0.15 * b.card_long, along=0.25 * b.card_long))
+        b.idle(12)
+        b.play(0, "spades/8", at=b.spot(0, offset=-0.45 * b.card_long, along=0.3 * b.card_long))
+        b.idle(12)
+        b.play(1, "hearts/9")
+        b.idle(14)
+        b.gather(3)
+        b.idle(14)
+        trick(b, [(3, "diamonds/7"), (0, "diamonds/ace"), (1, "diamonds/8"), (2, "diamonds/jack")], winner=0)
+    elif name == "hands":
+        b.idle(10)
+        for k in range(6):
+            b.wave(k % 4, across=0.45 + 0.1 * (k % 3))
+            b.idle(4)
+            b.rest((k + 1) % 4, b.spot((k + 1) % 4, along=0.3 * b.card_long), frames=12)
+        b.idle(10)
+    elif name == "overlap":
+        b.idle(12)
+        b.play(0, "hearts/7")
+        b.idle(14)
+        c0 = b.spot(0)
+        b.play(1, "hearts/8", at=(c0[0] + 0.5 * b.card_long, c0[1] - 0.25 * b.card_long))
+        b.idle(14)
+        b.gather(1)
+        b.idle(14)
+    elif name == "facedown":
+        trick(b, [(0, None), (1, "clubs/jack"), (2, None)], winner=1)
+    else:
+        raise KeyError(f"unknown synthetic sequence {name!r} (trick, match, hands, overlap, facedown)")
+    return b.build()
