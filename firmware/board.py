@@ -39,10 +39,12 @@ class Board:
                 self.buttons.append(buttons_mod.Button(
                     pin, seat, index, now, cfg["debounce_ms"], cfg["long_press_ms"],
                     cfg["active_low"], diff))
-        info = "cardtable-board %s seats=%d leds=%d buttons=%s" % (
-            VERSION, cfg["seats"], cfg["leds"],
-            ",".join(str(len(p)) for p in buttons) or "0")
-        self.link = framing.Link(port.write, nonce, info.encode(), diff=diff)
+        # Short on purpose: it must get through a noisy line.
+        info = "v%s seats=%d leds=%d buttons=%s" % (
+            VERSION, cfg["seats"], cfg["leds"], "".join(str(len(p)) for p in buttons))
+        self.info = bytes((messages.INFO,)) + info.encode()
+        self.link = framing.Link(port.write, nonce, diff=diff)
+        self.seen_restarts = 0
         self.host_timeout = cfg["host_timeout_ms"]
         self.event_seq = 0
         self.outbox = []
@@ -62,10 +64,18 @@ class Board:
                     self.errors += 1
                 else:
                     self.apply(msg[0], msg[1], now)
+        if self.link.restarts != self.seen_restarts:
+            # A new host (or a restarted one): introduce ourselves before anything else.
+            self.seen_restarts = self.link.restarts
+            self.link.queue.insert(0, self.info)
         for b in self.buttons:
             kind = b.update(now)
             if kind is not None:
                 self.press(b.seat, b.index, kind)
+        if self.link.up and not self.host_present(now):
+            # The host went quiet: stop sending data into the void and knock instead
+            # (hellos, backing off); presses wait in the outbox with their numbers.
+            self.link.restart_handshake()
         while self.outbox and self.link.pending() < 2 * self.link.window:
             self.link.send(self.outbox.pop(0))
         self.link.poll(now)

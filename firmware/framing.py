@@ -13,7 +13,9 @@
 # Kinds: DATA carries one application message, delivered exactly once and in order
 # (go-back-N with a small window, cumulative acks, 8-bit sequence numbers); ACK and PING
 # carry only the cumulative ack (PING doubles as the heartbeat); HELLO is the handshake
-# that tells each side whether the other restarted (see Link).
+# that tells each side whether the other restarted (see Link). HELLO payload: sender's
+# nonce (4 bytes), the nonce it believes the receiver has (4), up flag (1); it is kept
+# short on purpose, so it survives a noisy line (self-descriptions travel as DATA).
 
 DATA = 0x01
 ACK = 0x02
@@ -176,14 +178,13 @@ class Link:
     only while up, so a frame from an earlier session is never acted on.
     """
 
-    def __init__(self, write, nonce, info=b"", window=4, rto_ms=60, rto_max_ms=1000,
-                 hello_ms=100, hello_max_ms=1000, heartbeat_ms=250, queue_max=32,
-                 diff=None):
+    def __init__(self, write, nonce, window=4, rto_ms=60, rto_max_ms=250,
+                 hello_ms=100, hello_max_ms=500, heartbeat_ms=250, queue_max=32,
+                 fast_ms=10, diff=None):
         if window < 1 or window > 32:
             raise ValueError("window must be 1..32")
         self.write = write
         self.nonce = nonce & 0xFFFFFFFF
-        self.info = bytes(info)
         self.window = window
         self.rto_base = rto_ms
         self.rto_max = rto_max_ms
@@ -195,10 +196,9 @@ class Link:
         self.stats = {}
         self.decoder = Decoder(self.stats)
         for k in ("sent", "delivered", "retransmits", "duplicates", "out_of_order",
-                  "not_ready", "acked", "queue_full", "hellos"):
+                  "not_ready", "acked", "queue_full", "hellos", "fast_retransmits"):
             self.stats[k] = 0
         self.peer_nonce = None
-        self.peer_info = b""
         self.up = False
         self.restarts = 0
         self.inbox = []
@@ -210,6 +210,8 @@ class Link:
         self.hello_due = True
         self.hello_ivl = hello_ms
         self.rto = rto_ms
+        self.fast_ms = fast_ms
+        self.fast_due = False
         self.last_hello = None
         self.last_tx = None
         self.last_data_tx = None
@@ -256,7 +258,6 @@ class Link:
         for n in (self.nonce, peer):
             p.extend(bytes(((n >> 24) & 0xFF, (n >> 16) & 0xFF, (n >> 8) & 0xFF, n & 0xFF)))
         p.append(1 if self.up else 0)
-        p.extend(self.info[:MAX_PAYLOAD - 9])
         self.stats["hellos"] += 1
         self._emit(HELLO, 0, bytes(p), now)
         self.last_hello = now
@@ -271,12 +272,15 @@ class Link:
                 self.hello_ivl = min(self.hello_ivl * 2, self.hello_max)
             self._send_hello(now)
         if self.up:
-            if self.in_flight and d(now, self.last_data_tx) >= self.rto:
+            if self.in_flight and (self.fast_due or d(now, self.last_data_tx) >= self.rto):
+                # Go-back-N: the receiver keeps only in-order frames, so resend them all.
                 for item in self.in_flight:
                     self._emit(DATA, item[0], item[1], now)
                     self.stats["retransmits"] += 1
                 self.last_data_tx = now
-                self.rto = min(self.rto * 2, self.rto_max)
+                if not self.fast_due:
+                    self.rto = min(self.rto * 2, self.rto_max)
+            self.fast_due = False
             while self.queue and len(self.in_flight) < self.window:
                 payload = self.queue.pop(0)
                 seq = self.tx_next
@@ -301,9 +305,12 @@ class Link:
                 self._on_hello(payload, now)
                 continue
             if not self.up:
+                # The peer thinks we are talking: tell it we are not (yet).
                 self.stats["not_ready"] += 1
+                if self.last_hello is None or self.diff(now, self.last_hello) >= self.hello_base // 2:
+                    self.hello_due = True
                 continue
-            self._on_ack(ack, now)
+            self._on_ack(ack, now, kind)
             if kind == DATA:
                 if seq == self.rx_expected:
                     self.rx_expected = (seq + 1) & 0xFF
@@ -316,7 +323,7 @@ class Link:
                 self.ack_due = True
         return out
 
-    def _on_ack(self, ack, now):
+    def _on_ack(self, ack, now, kind):
         if not self.in_flight:
             return
         n = ((ack - self.in_flight[0][0]) & 0xFF) + 1
@@ -325,6 +332,11 @@ class Link:
             self.stats["acked"] += n
             self.rto = self.rto_base
             self.last_data_tx = now
+        elif kind == ACK and self.diff(now, self.last_data_tx) >= self.fast_ms:
+            # A pure ACK that acknowledges nothing new answers a frame that arrived out
+            # of order or twice: one of ours was lost. Resend now rather than at timeout.
+            self.fast_due = True
+            self.stats["fast_retransmits"] += 1
 
     def _on_hello(self, p, now):
         if len(p) < 9:
@@ -336,7 +348,6 @@ class Link:
             # A new peer, or the old one restarted: nothing of the old session survives
             # except our own queued messages, renumbered from zero.
             self.peer_nonce = theirs
-            self.peer_info = bytes(p[9:])
             self.rx_expected = 0
             self.tx_next = 0
             self.queue = [item[1] for item in self.in_flight] + self.queue

@@ -18,6 +18,7 @@ ECHO = 0x16      # token bytes, echoed back unchanged (latency probe)
 # board -> host
 PRESS = 0x20     # event seq (16 bit), seat, button, kind
 STATE = 0x21     # turn, winner, confirm, status, count, scores
+INFO = 0x22      # ASCII self-description, first message after every handshake
 
 STATUSES = ("ok", "confirm", "fault", "offline")
 KINDS = ("short", "long")
@@ -101,6 +102,8 @@ def decode(p):
     if op == QUERY:
         return (op, ()) if n == 1 else None
     if op == ECHO:
+        return (op, (bytes(p[1:]),))
+    if op == INFO:
         return (op, (bytes(p[1:]),))
     if op == PRESS:
         if n != 6 or p[5] >= len(KINDS):

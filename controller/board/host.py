@@ -41,8 +41,8 @@ class BoardInfo:
         text = raw.decode("ascii", "replace")
         words = text.split()
         kv = dict(w.split("=", 1) for w in words if "=" in w)
-        version = words[1] if len(words) > 1 and words[0] == "cardtable-board" else "unknown"
-        buttons = tuple(int(b) for b in kv.get("buttons", "").split(",") if b.isdigit())
+        version = words[0][1:] if words and words[0].startswith("v") else "unknown"
+        buttons = tuple(int(b) for b in kv.get("buttons", "") if b.isdigit())
         return cls(version, int(kv.get("seats", 0) or 0), int(kv.get("leds", 0) or 0),
                    buttons, text)
 
@@ -161,12 +161,12 @@ class BoardPanel:
         return s
 
     def wait_ready(self, timeout: float = 3.0) -> BoardInfo:
-        """Block until the handshake is done; the board's self-description."""
-        if not self.link.wait_up(timeout):
-            why = f" ({self.link.last_error})" if self.link.last_error else ""
-            raise BoardTimeout(f"no handshake from the board on {self.url} within {timeout:g} s{why}")
-        self.info = BoardInfo.parse(self.link.proto.peer_info)
-        return self.info
+        """Block until the handshake is done and the board has introduced itself."""
+        with self._reply:
+            if not self._reply.wait_for(lambda: self.info is not None and self.link.up, timeout):
+                why = f" ({self.link.last_error})" if self.link.last_error else ""
+                raise BoardTimeout(f"no handshake from the board on {self.url} within {timeout:g} s{why}")
+            return self.info  # type: ignore[return-value]
 
     def wait_idle(self, timeout: float = 3.0) -> bool:
         """True once every command sent so far has been acknowledged by the board."""
@@ -205,9 +205,9 @@ class BoardPanel:
 
     def _on_restart(self, proto: framing.Link, first: bool) -> None:
         """The board (re)started: on a restart, replace the backlog by the whole display."""
-        self.info = BoardInfo.parse(proto.peer_info)
         with self._lock:
             self._last_event = None
+            self.info = None
             snapshot = self._shown.snapshot()
         if not first:
             proto.clear()
@@ -230,6 +230,8 @@ class BoardPanel:
                     return
                 self._last_event = seq
                 self._presses.append(ButtonPress(seat, messages.KINDS[kind], button))  # type: ignore[arg-type]
+            elif op == messages.INFO:
+                self.info = BoardInfo.parse(f[0])
             elif op == messages.ECHO:
                 self._echoes[f[0]] = now
             elif op == messages.STATE:

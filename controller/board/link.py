@@ -61,7 +61,8 @@ class SerialLink:
         self._out = bytearray()
         self.proto = framing.Link(self._out.extend,
                                   nonce if nonce is not None else int.from_bytes(os.urandom(4), "big"),
-                                  b"cardtable-host", queue_max=HOST_QUEUE)
+                                  queue_max=HOST_QUEUE,
+                                  rto_ms=40, hello_max_ms=250, fast_ms=5)
         self._port: Any = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
