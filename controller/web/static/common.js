@@ -1,0 +1,198 @@
+/* What the scoreboard and the dashboard share: page parameters, the table model built
+ * from the retained topics (docs/mqtt.md), names and sides, and small formatting helpers.
+ */
+(function (global) {
+  "use strict";
+  const CT = global.CT = global.CT || {};
+
+  /* Page parameters: the controller's config.json (fetched relative to the page), then
+   * the query string on top. Query keys: broker (ws URL), user, pass, table, delay
+   * (seconds), overlay=1, chroma=RRGGBB, stale (seconds), config (another JSON URL, or 0
+   * to skip it). */
+  CT.loadConfig = async function () {
+    const q = new URLSearchParams(global.location.search);
+    let file = {};
+    const from = q.get("config");
+    if (from !== "0" && global.location.protocol.startsWith("http")) {
+      try {
+        const r = await fetch(from || "config.json", {cache: "no-store"});
+        if (r.ok) file = await r.json();
+      } catch (e) { /* a plain web server without the endpoint: query string only */ }
+    }
+    const num = (v, d) => (v === null || v === "" || isNaN(parseFloat(v)) ? d : parseFloat(v));
+    const host = global.location.hostname || "localhost";
+    const chroma = (q.get("chroma") || "").replace(/^#/, "");
+    const cfg = {
+      url: q.get("broker") || file.ws_url || `ws://${host}:9001/`,
+      username: q.get("user") !== null ? q.get("user") : (file.username || ""),
+      password: q.get("pass") !== null ? q.get("pass") : (file.password || ""),
+      root: file.root || CT.ROOT,
+      tables: Array.isArray(file.tables) ? file.tables : [],
+      table: q.get("table") || null,
+      delay: Math.max(0, num(q.get("delay"), 0)),
+      overlay: ["1", "true", "yes"].includes((q.get("overlay") || "").toLowerCase()),
+      chroma: /^[0-9a-fA-F]{6}$/.test(chroma) ? "#" + chroma : null,
+      stale: num(q.get("stale"), 120),
+    };
+    if (!cfg.table && cfg.tables.length) cfg.table = cfg.tables[0];
+    CT.ROOT = cfg.root;
+    return cfg;
+  };
+
+  /* Hold every message back by `seconds` (public overlays), keeping their order. */
+  CT.delayed = function (seconds, fn) {
+    if (!seconds) return fn;
+    const queue = [];
+    let timer = null;
+    function pump() {
+      timer = null;
+      const now = Date.now();
+      while (queue.length && queue[0].at <= now) fn.apply(null, queue.shift().args);
+      if (queue.length) timer = setTimeout(pump, queue[0].at - now);
+    }
+    return function () {
+      queue.push({at: Date.now() + seconds * 1000, args: Array.from(arguments)});
+      if (!timer) timer = setTimeout(pump, seconds * 1000);
+    };
+  };
+
+  /* One table, rebuilt from status/meta/state and followed by events.
+   *   table.apply(kind, text, retained) → true if something visible changed.
+   * Rules (docs/mqtt.md): a `state` with a lower seq than the one held is ignored, except
+   * a retained one (a fresh subscription after a reconnect is a rebuild); an event whose
+   * seq skips one means something was missed, so events are ignored until a `state` at
+   * least that new arrives. Events only animate; the state is the truth. */
+  class Table {
+    constructor(id) {
+      this.id = id;
+      this.status = null;          // online | stopped | offline | null (unknown)
+      this.meta = null;
+      this.state = null;
+      this.seq = null;
+      this.waitFor = null;         // seq of the state we need after a gap
+      this.lastHeard = null;       // Date.now() of the last message about this table
+      this.flash = null;           // {kind, judgment, at} the latest event worth showing
+      this.alert = null;
+      this._seen = new Set();      // QoS 1 duplicates
+    }
+
+    apply(kind, text, retained) {
+      this.lastHeard = Date.now();
+      if (kind === "status") {
+        let s = text.trim();
+        if (s.startsWith("{")) { try { s = JSON.parse(s).status; } catch (e) { /* bare word */ } }
+        this.status = s || null;
+        return true;
+      }
+      let obj;
+      try { obj = text ? JSON.parse(text) : null; } catch (e) { return false; }
+      if (kind === "meta") { this.meta = obj; return true; }
+      if (kind === "state") return this._state(obj, retained);
+      if (kind === "events") return this._event(obj);
+      if (kind === "alerts") { this.alert = {a: obj, at: Date.now()}; return true; }
+      return false;
+    }
+
+    _state(obj, retained) {
+      if (!obj) { this.state = null; return true; }
+      const seq = typeof obj.seq === "number" ? obj.seq : null;
+      if (seq !== null && this.seq !== null && seq < this.seq && !retained) return false;
+      this.state = obj;
+      this.seq = seq;
+      if (this.waitFor !== null && (seq === null || seq >= this.waitFor)) this.waitFor = null;
+      return true;
+    }
+
+    _event(ev) {
+      if (!ev || typeof ev.seq !== "number" || !this.state) return false;
+      // De-duplicate QoS 1 redeliveries (same seq, same judgment).
+      const key = JSON.stringify(ev);
+      if (this._seen.has(key)) return false;
+      this._seen.add(key);
+      if (this._seen.size > 500) this._seen = new Set(Array.from(this._seen).slice(-200));
+      if (this.waitFor !== null) {
+        if (ev.seq > this.waitFor) this.waitFor = ev.seq;
+        return false;
+      }
+      if (this.seq !== null && ev.seq > this.seq + 1) {   // a gap: wait for the next snapshot
+        this.waitFor = ev.seq;
+        return true;
+      }
+      if (this.seq !== null && ev.seq < this.seq) return false;  // old news
+      // Show it at once; the state with this seq follows and agrees.
+      const st = this.state;
+      if (ev.judgment === "score" && Array.isArray(ev.scores)) st.scores = ev.scores.slice();
+      if (ev.judgment === "game" && Array.isArray(ev.games) && st.detail) st.detail.games = ev.games.slice();
+      if (["trick", "hand", "call", "game", "match", "ranking"].includes(ev.judgment)) {
+        this.flash = {judgment: ev, at: Date.now()};
+      }
+      return true;
+    }
+
+    get players() {
+      return (this.state && this.state.players) || (this.meta && this.meta.players) || 4;
+    }
+
+    get game() {
+      return (this.state && this.state.game) || (this.meta && this.meta.game) || null;
+    }
+
+    get deck() {
+      return (this.meta && this.meta.deck) || CT.deckOfGame(this.game);
+    }
+
+    seatName(seat) {
+      const st = this.state, m = this.meta;
+      if (st && Array.isArray(st.names) && st.names[seat]) return st.names[seat];
+      if (m && Array.isArray(m.seats)) {
+        const s = m.seats.find((x) => x && x.seat === seat);
+        if (s && s.name) return s.name;
+      }
+      return "Seat " + seat;
+    }
+
+    /* Sides that score: teams of two (4 or 6 players) or each seat alone (CONTRACT §2). */
+    sides() {
+      const n = this.players;
+      let teams = this.meta && Array.isArray(this.meta.teams) && this.meta.teams.length ? this.meta.teams : null;
+      if (!teams) {
+        if (n === 4 || n === 6) {
+          teams = [[], []];
+          for (let s = 0; s < n; s++) teams[s % 2].push(s);
+        } else {
+          teams = [];
+          for (let s = 0; s < n; s++) teams.push([s]);
+        }
+      }
+      const named = teams.flat().some((s) => this.seatName(s) !== "Seat " + s);
+      return teams.map((seats, i) => ({
+        index: i, seats,
+        name: teams.length === 2 && !named ? "Team " + "AB"[i] : seats.map((s) => this.seatName(s)).join(" & "),
+      }));
+    }
+
+    sideOfSeat(seat) {
+      const side = this.sides().find((t) => t.seats.includes(seat));
+      return side ? side.index : null;
+    }
+
+    sideName(i) {
+      const s = this.sides()[i];
+      return s ? s.name : "nobody";
+    }
+  }
+
+  CT.Table = Table;
+
+  CT.GAME_NAMES = {vitou: "Vitou", truco: "Truco", trionfetti: "Trionfetti", troccas: "Troccas"};
+  CT.gameName = (g) => CT.GAME_NAMES[g] || (g ? g[0].toUpperCase() + g.slice(1) : "No match yet");
+
+  CT.ago = function (ms) {
+    const s = Math.round(ms / 1000);
+    if (s < 60) return s + " s";
+    if (s < 3600) return Math.round(s / 60) + " min";
+    return Math.round(s / 3600) + " h";
+  };
+
+  CT.el = (id) => global.document.getElementById(id);
+})(typeof window !== "undefined" ? window : globalThis);

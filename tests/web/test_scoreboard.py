@@ -1,0 +1,79 @@
+"""The TV scoreboard in real headless Chromium against a real Mosquitto (websockets)."""
+from __future__ import annotations
+
+import time
+
+from tests.web.standin import StandIn
+
+
+def ws(broker) -> str:
+    return f"ws://127.0.0.1:{broker.ws_port}/"
+
+
+def test_scores_after_each_hand_then_reload(mosquitto_factory, page):
+    broker = mosquitto_factory(websockets=True)
+    # The page finds the broker through the controller-style /config.json endpoint.
+    page.server.config.update({"ws_url": ws(broker), "username": None, "password": None,
+                               "root": "cardtable/v1/tables/", "tables": ["t1"]})
+    pub = StandIn(broker.port, "t1", "vitou", seed=3)
+    page.open("index.html")
+    page.wait("return document.body.dataset.conn === 'connected'", what="connected")
+    hands = 0
+    for scores, _ in pub.hands_iter():
+        page.wait_scores(scores)
+        hands += 1
+    assert hands >= 5
+    st = pub.state()
+    assert st["finished"]
+    page.wait(f"return document.body.dataset.seq === '{pub.seq}'", what="last seq")
+    assert "win the match" in page.text("#turn")
+    page.shot("tv-match-over")
+    # A reload rebuilds everything from the retained topics alone.
+    page.d.refresh()
+    page.wait(f"return document.body.dataset.seq === '{pub.seq}'", what="seq after reload")
+    page.wait_scores(st["scores"])
+    games = st["detail"]["games"]
+    assert page.js("return [0,1].map(i => document.getElementById('games-' + i).dataset.games)") == [str(g) for g in games]
+    pub.stop()
+    page.wait("return document.body.dataset.status === 'stopped'", what="stopped")
+
+
+def test_mid_trick_view_and_names(mosquitto_factory, page):
+    broker = mosquitto_factory(websockets=True)
+    pub = StandIn(broker.port, "t2", "vitou", seed=5)
+    # play until a bid stands and two cards lie on the current trick
+    for ev in pub.events:
+        pub.step(ev)
+        d = pub.referee.snapshot()["detail"]
+        if pub.hands and d["stake"] not in (None, 1) and len(d["current_trick"]) == 2:
+            break
+    d = pub.referee.snapshot()["detail"]
+    page.open(f"index.html?broker={ws(broker)}&table=t2&config=0")
+    page.wait(f"return document.body.dataset.seq === '{pub.seq}'", what="seq")
+    page.wait_scores(pub.referee.snapshot()["scores"])
+    shown = page.js("return Array.from(document.querySelectorAll('#trick .played svg')).map(s => s.dataset.card)")
+    assert shown == [c["card"] for c in d["current_trick"]]
+    assert "Anna & Carla" in page.text(".side0 .sidename")
+    assert str(d["stake"]) in page.text("#stake")
+    turn = pub.referee.snapshot()["turn"]["seat"]
+    assert page.js(f"return document.querySelector('.seat[data-seat=\"{turn}\"]').classList.contains('turn')")
+    page.shot("tv-mid-trick")
+    page.shot("tv-mid-trick-1920", size=(1920, 1080))
+    pub.stop()
+
+
+def test_recovers_after_broker_restart(mosquitto_factory, page):
+    broker = mosquitto_factory(websockets=True)
+    pub = StandIn(broker.port, "t3", "vitou", seed=7)
+    hands = pub.hands_iter()
+    scores, _ = next(hands)
+    page.open(f"index.html?broker={ws(broker)}&table=t3&config=0")
+    page.wait_scores(scores)
+    broker.restart()
+    page.wait("return document.body.dataset.conn === 'connected'", timeout=20, what="reconnected")
+    assert pub.connected.wait(10)
+    for _ in range(3):
+        scores, _ = next(hands)
+        page.wait_scores(scores, timeout=15)
+    page.wait(f"return document.body.dataset.seq === '{pub.seq}'", what="seq after restart")
+    pub.stop()
