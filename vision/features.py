@@ -1,10 +1,12 @@
-"""Face descriptors and the template bank: identification is one matrix multiply.
+"""Face descriptors and the template bank: identification is a few matrix multiplies.
 
-A straightened face is shrunk to a small grid (which also forgives blur), each colour
-channel has its slow illumination trend removed (uneven light, glare fall-off) and is then
-compared by zero-mean normalised correlation, which ignores each channel's gain and
-offset (white balance, exposure). Nothing here knows where a deck prints its indices:
-the whole face counts, so Italian and tarot faces work like French ones.
+A straightened face is described twice. *Colour*: each channel on a small grid, divided
+by its own slow trend (uneven light, glare fall-off). *Shape*: the grey-level gradient on a
+finer grid, divided by local edge strength, which tells a club from a spade or a 6 from a
+7. Each is compared by zero-mean normalised correlation (gain and offset, hence exposure
+and white balance, drop out), and the two scores are blended. Nothing here knows where a
+deck prints its indices: the whole face counts, so Italian and tarot faces work like
+French ones. Masks restrict the comparison to the visible part of a covered card.
 """
 from __future__ import annotations
 
@@ -13,51 +15,92 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-GRID = (32, 48)          # (w, h) of the descriptor grid
-_TREND_SIGMA = 9.0       # grid pixels; the low-pass removed as "lighting"
+GRID = (32, 48)          # (w, h) of the colour grid
+FINE = (64, 96)          # (w, h) of the shape (gradient) grid
+SHAPE_WEIGHT = 0.7       # blend: score = (1-w) colour + w shape
+_TREND_SIGMA = 9.0       # colour-grid pixels; the low-pass removed as "lighting"
 _INNER = 0.06            # fraction of the face border ignored (finder jitter, rounded corners)
+_PRE = 1.5               # fine-grid pixels of blur before the gradient (forgives misalignment)
 
 
-def _inner_mask() -> np.ndarray:
-    w, h = GRID
+def _inner_mask(size: tuple[int, int]) -> np.ndarray:
+    w, h = size
     m = np.zeros((h, w), np.float32)
     bx, by = max(1, round(w * _INNER)), max(1, round(h * _INNER))
     m[by:h - by, bx:w - bx] = 1.0
-    return m
+    return m.reshape(-1)
 
 
-INNER_MASK = _inner_mask()
+INNER = {GRID: _inner_mask(GRID), FINE: _inner_mask(FINE)}
 
 
-def channels(face_bgr: np.ndarray) -> np.ndarray:
-    """(3, H*W) float32 band-passed channels of a face of any size."""
+@dataclass
+class Descriptor:
+    colour: np.ndarray   # (3, GRID w*h)
+    shape: np.ndarray    # (2, FINE w*h)
+
+    def rotated(self) -> "Descriptor":
+        """The same face turned by 180° (gradients change sign)."""
+        return Descriptor(self.colour[:, ::-1].copy(), -self.shape[:, ::-1])
+
+
+def describe(face_bgr: np.ndarray) -> Descriptor:
+    """Descriptor of a straightened face of any size."""
     small = cv2.resize(face_bgr, GRID, interpolation=cv2.INTER_AREA).astype(np.float32)
-    small = cv2.GaussianBlur(small, (0, 0), 0.7)
     trend = cv2.GaussianBlur(small, (0, 0), _TREND_SIGMA)
-    # divide-then-subtract: lighting multiplies, so a ratio removes it; keep contrast
-    x = small / (trend + 8.0) - 1.0
-    return x.reshape(-1, 3).T.copy()
-
-
-def rotate180(ch: np.ndarray) -> np.ndarray:
-    """Descriptor channels of the same face turned by 180°."""
-    return ch[:, ::-1].copy()
+    colour = (small / (trend + 8.0) - 1.0).reshape(-1, 3).T.copy()
+    g = cv2.cvtColor(face_bgr, cv2.COLOR_BGR2GRAY) if face_bgr.ndim == 3 else face_bgr
+    g = cv2.resize(g, FINE, interpolation=cv2.INTER_AREA).astype(np.float32)
+    g = cv2.GaussianBlur(g, (0, 0), _PRE)
+    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0)
+    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1)
+    norm = cv2.GaussianBlur(np.sqrt(gx * gx + gy * gy), (0, 0), 6) + 4.0
+    shape = np.stack([gx / norm, gy / norm]).reshape(2, -1)
+    return Descriptor(colour, shape)
 
 
 def _normalise(x: np.ndarray, m: np.ndarray) -> np.ndarray:
     """Zero-mean, unit-norm over the mask, per channel; (C, D) -> (C, D)."""
-    s = m.sum()
+    s = max(float(m.sum()), 1.0)
     mu = (x * m).sum(axis=-1, keepdims=True) / s
     y = (x - mu) * m
     n = np.sqrt((y * y).sum(axis=-1, keepdims=True)) + 1e-6
     return y / n
 
 
+class _Part:
+    """One descriptor part of all templates, for full and masked correlation."""
+
+    def __init__(self, raw: np.ndarray, size: tuple[int, int]):
+        self.raw = raw.astype(np.float32)                        # (N, C, D)
+        self.raw2 = self.raw * self.raw
+        self.size = size
+        inner = INNER[size]
+        self.full = np.stack([_normalise(r, inner) for r in self.raw]).reshape(len(raw), -1)
+        self.c = raw.shape[1]
+
+    def scores(self, x: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+        inner = INNER[self.size]
+        if mask is None:
+            return (self.full @ _normalise(x, inner).reshape(-1)) / self.c
+        m = cv2.resize(mask, self.size, interpolation=cv2.INTER_AREA).reshape(-1)
+        m = (m > 0.5).astype(np.float32) * inner
+        s = m.sum()
+        if s < 0.08 * inner.sum():
+            return np.full(len(self.raw), -1.0, np.float32)
+        xn = _normalise(x, m)
+        t_sum = self.raw @ m                                       # (N, C)
+        t_sq = self.raw2 @ m
+        cross = np.einsum("ncd,cd->nc", self.raw, xn)             # xn is zero-mean on m
+        var = np.maximum(t_sq - t_sum * t_sum / s, 1e-6)
+        return (cross / np.sqrt(var)).mean(axis=1)
+
+
 @dataclass
 class Match:
     """Best and runner-up of one face against the bank."""
 
-    card: str | None
+    card: str
     score: float
     runner_up: float
     orientation: int        # 0 or 180
@@ -68,44 +111,32 @@ class TemplateBank:
     """All enrolled faces of a profile, both orientations, ready to correlate."""
 
     def __init__(self, labels: list[str], faces: list[np.ndarray]):
-        chans = []
-        lab = []
-        ori = []
+        descs, lab, ori = [], [], []
         for card, face in zip(labels, faces):
-            c = channels(face)
-            for o, cc in ((0, c), (180, rotate180(c))):
-                chans.append(cc)
+            d = describe(face)
+            for o, dd in ((0, d), (180, d.rotated())):
+                descs.append(dd)
                 lab.append(card)
                 ori.append(o)
         self.labels = np.array(lab, dtype=object)
         self.orient = np.array(ori)
-        self.raw = np.stack(chans).astype(np.float32)            # (N, 3, D)
-        m = INNER_MASK.reshape(-1)
-        self.full = np.stack([_normalise(c, m) for c in self.raw]).reshape(len(lab), -1)
-        self._raw2 = self.raw * self.raw
+        self.colour = _Part(np.stack([d.colour for d in descs]), GRID)
+        self.shape = _Part(np.stack([d.shape for d in descs]), FINE)
         self.cards = sorted(set(lab))
 
-    def scores(self, face_ch: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
-        """Correlation (−1..1) of one face with every template (N,)."""
-        m = INNER_MASK.reshape(-1) if mask is None else (mask.reshape(-1) * INNER_MASK.reshape(-1))
-        x = _normalise(face_ch, m)                                 # (3, D)
-        if mask is None:
-            return (self.full @ x.reshape(-1)) / 3.0
-        s = m.sum()
-        if s < 30:
-            return np.full(len(self.labels), -1.0, np.float32)
-        # masked ZNCC of templates: mean and norm over the visible part only
-        t_sum = self.raw @ m                                       # (N, 3)
-        t_sq = self._raw2 @ m                                      # (N, 3)
-        cross = np.einsum("ncd,cd->nc", self.raw, x)               # x is zero-mean on mask
-        var = np.maximum(t_sq - t_sum * t_sum / s, 1e-6)
-        return (cross / np.sqrt(var)).mean(axis=1)
+    def scores(self, desc: Descriptor, mask: np.ndarray | None = None) -> np.ndarray:
+        """Blended correlation (−1..1) of one face with every template, (N,).
+
+        ``mask``: visible part of the face (any size, 1 = visible), None for all of it.
+        """
+        return ((1 - SHAPE_WEIGHT) * self.colour.scores(desc.colour, mask)
+                + SHAPE_WEIGHT * self.shape.scores(desc.shape, mask))
 
     def best(self, scores: np.ndarray, allowed: np.ndarray | None = None) -> Match:
         """Top card and the best score of any *other* card among ``allowed`` templates."""
         sc = scores if allowed is None else np.where(allowed, scores, -2.0)
         i = int(np.argmax(sc))
-        card = self.labels[i]
+        card = str(self.labels[i])
         other = np.where(self.labels != card, sc, -2.0)
         ru = float(other.max()) if other.size else -1.0
         return Match(card, float(sc[i]), max(ru, -1.0), int(self.orient[i]), i)

@@ -1,0 +1,99 @@
+"""Command-line edges of vision: ``cardtable enrol`` and ``cardtable recognise``.
+
+Each takes its argument list and returns an exit code; anything a person can fix is one
+line on stderr, never a traceback (CONTRACT §4).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Sequence
+
+from vision.errors import VisionError
+
+
+def enrol_main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="cardtable enrol",
+                                 description="Learn a physical deck from one photo per card "
+                                             "(file name = card id with '_' for '/', plus back.jpg).")
+    ap.add_argument("profile_dir", help="folder to write the profile to (replaced atomically)")
+    ap.add_argument("reference_dir", help="folder of reference photos")
+    ap.add_argument("--deck", help="deck id (default: the deck all file names fit)")
+    ap.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    args = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
+    from vision.enrol import enrol, text_progress
+    try:
+        rep = enrol(args.reference_dir, args.deck, None if args.quiet else text_progress)
+        rep.profile.save(args.profile_dir)
+    except (VisionError, OSError) as exc:
+        print(f"cardtable enrol: {exc}", file=sys.stderr)
+        return 1
+    p = rep.profile
+    known = len([c for c in p.cards if c != "back"])
+    print(f"enrolled {p.deck_id}: {known} cards{' and the back' if 'back' in p.cards else ''} "
+          f"from {rep.photos} photos -> {args.profile_dir}", file=sys.stderr)
+    if rep.missing:
+        print(f"missing ({len(rep.missing)}): {' '.join(rep.missing)}", file=sys.stderr)
+    for a, b, s in rep.lookalikes[:10]:
+        print(f"look-alike: {a} ~ {b} ({s:.2f}); add a second photo of each", file=sys.stderr)
+    return 0
+
+
+def recognise_main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="cardtable recognise",
+                                 description="Find and identify every card in each image; "
+                                             "one JSON line per image.")
+    ap.add_argument("profile_dir", help="profile made by 'cardtable enrol'")
+    ap.add_argument("images", nargs="+", help="image files")
+    ap.add_argument("--annotate", metavar="OUT_DIR", help="also write each image with quads, ids "
+                                                           "and confidences drawn")
+    ap.add_argument("--threshold", type=float, default=None, help="confidence below which a card "
+                                                                 "is reported as null")
+    ap.add_argument("--candidates", help="comma-separated card ids that may appear")
+    args = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
+    import cv2
+
+    from vision.annotate import annotate
+    from vision.enrol import read_image
+    from vision.profile import Profile
+    from vision.recognise import Recogniser
+    try:
+        profile = Profile.load(args.profile_dir)
+        kw = {} if args.threshold is None else {"threshold": args.threshold}
+        rec = Recogniser(profile, **kw)
+        cands = None
+        if args.candidates:
+            from controller.rules.cards import parse_card
+            try:
+                cands = {parse_card(c, profile.deck_id) for c in args.candidates.split(",") if c.strip()}
+            except ValueError as exc:
+                raise VisionError(f"--candidates: {exc}") from None
+        out_dir = Path(args.annotate) if args.annotate else None
+        if out_dir:
+            out_dir.mkdir(parents=True, exist_ok=True)
+    except (VisionError, OSError) as exc:
+        print(f"cardtable recognise: {exc}", file=sys.stderr)
+        return 1
+    status = 0
+    for path in args.images:
+        try:
+            img = read_image(Path(path))
+        except VisionError as exc:
+            print(f"cardtable recognise: {exc}", file=sys.stderr)
+            status = 1
+            continue
+        t0 = time.perf_counter()
+        dets = rec.recognise(img, cands)
+        ms = (time.perf_counter() - t0) * 1000
+        cards = [{"card": d.card, "face_up": d.face_up, "confidence": round(d.confidence, 4),
+                  "quad": [[round(float(x), 1), round(float(y), 1)] for x, y in d.quad]} for d in dets]
+        print(json.dumps({"image": path, "cards": cards, "ms": round(ms, 1)}), flush=True)
+        if out_dir:
+            target = out_dir / (Path(path).stem + ".annotated.png")
+            if not cv2.imwrite(str(target), annotate(img, dets)):
+                print(f"cardtable recognise: could not write {target}", file=sys.stderr)
+                status = 1
+    return status

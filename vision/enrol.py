@@ -1,0 +1,190 @@
+"""Enrolment: a folder of reference photos of one physical deck -> a Profile.
+
+File names say which card each photo shows (CONTRACT §4): the card id with ``/`` written
+as ``_``, optionally ``.N`` for extra photos, and ``back`` for the card back. A photo may
+be a tight crop or a card lying on a table; the card is found, straightened to portrait
+and stored. Everything is checked before anything is written, and the profile is saved
+atomically, so a bad folder leaves no half profile behind.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import cv2
+import numpy as np
+
+from controller.rules.cards import deck, decks
+from vision.errors import EnrolError, ImageError
+from vision.features import TemplateBank, describe
+from vision.finder import WORK_SIZE, _single_quad, card_mask, refine_quad
+from vision.geometry import order_quad, quad_sides, warp_face
+from vision.profile import FACE_W, Profile
+
+IMAGE_EXT = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
+LOOKALIKE = 0.88        # two enrolled cards this similar are reported as look-alikes
+_NAME = re.compile(r"^(?P<stem>[a-z0-9_]+?)(?:\.(?P<n>\d+))?$")
+
+
+@dataclass
+class EnrolReport:
+    profile: Profile
+    missing: list[str] = field(default_factory=list)
+    lookalikes: list[tuple[str, str, float]] = field(default_factory=list)
+    photos: int = 0
+
+
+def read_image(path: Path) -> np.ndarray:
+    """The image at ``path`` (BGR); ImageError when missing or undecodable."""
+    if not path.is_file():
+        raise ImageError(f"{path}: no such image")
+    data = np.fromfile(str(path), dtype=np.uint8)
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if img is None:
+        raise ImageError(f"{path}: not a readable image")
+    return img
+
+
+def name_to_card(stem: str, deck_id: str) -> str:
+    """``hearts_queen`` -> ``hearts/queen``; ``back`` stays ``back``."""
+    if stem == "back":
+        return "back"
+    cards = deck(deck_id).cards
+    for c in cards:
+        if c.replace("/", "_") == stem:
+            return c
+    raise EnrolError(f"{stem!r} is not a card of deck {deck_id} "
+                     f"(expected names like {cards[0].replace('/', '_')}.jpg)")
+
+
+def scan(reference_dir: Path, deck_id: str | None) -> tuple[str, dict[str, list[Path]]]:
+    """Photos per card id, and the deck (given, or the one deck all names fit)."""
+    if not reference_dir.is_dir():
+        raise EnrolError(f"{reference_dir}: no such folder")
+    files = sorted(p for p in reference_dir.iterdir() if p.is_file() and not p.name.startswith("."))
+    images = [p for p in files if p.suffix.lower() in IMAGE_EXT]
+    if not images:
+        raise EnrolError(f"{reference_dir}: no images (.jpg/.png) in this folder")
+    stems = []
+    for p in images:
+        m = _NAME.match(p.stem.lower())
+        if not m:
+            raise EnrolError(f"{p.name}: not a card file name (card id with '_' for '/', "
+                             f"optionally .N, e.g. hearts_queen.jpg or trump_21.2.png)")
+        stems.append((m.group("stem"), p))
+    if deck_id is None:
+        names = {s for s, _ in stems if s != "back"}
+        fits = [d for d, dk in decks().items()
+                if names <= {c.replace("/", "_") for c in dk.cards}]
+        if not fits:
+            bad = sorted(names - set().union(*({c.replace('/', '_') for c in dk.cards}
+                                                for dk in decks().values())))
+            what = f"{bad[0]!r} is not a card of any deck" if bad else "no single deck has all these cards"
+            raise EnrolError(f"{reference_dir}: {what}; name files by card id or pass --deck")
+        deck_id = min(fits, key=lambda d: len(deck(d).cards))
+    elif deck_id not in decks():
+        raise EnrolError(f"unknown deck {deck_id!r}; known decks: {', '.join(sorted(decks()))}")
+    photos: dict[str, list[Path]] = {}
+    for stem, p in stems:
+        photos.setdefault(name_to_card(stem, deck_id), []).append(p)
+    return deck_id, photos
+
+
+def straighten(img: np.ndarray) -> np.ndarray:
+    """The card in a reference photo, straightened to a portrait face FACE_W wide.
+
+    The largest clean rectangle of card-like pixels is the card; when there is none (the
+    photo is a tight crop, card to the edges) the whole photo is the card.
+    """
+    h, w = img.shape[:2]
+    quad = largest_card_quad(img)
+    if quad is None:
+        quad = order_quad(np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]))
+    short, long = quad_sides(quad)
+    fh = int(round(FACE_W * long / max(short, 1.0)))
+    return warp_face(img, quad, (FACE_W, fh))
+
+
+def largest_card_quad(img: np.ndarray) -> np.ndarray | None:
+    """Quad of the biggest rectangular light region covering 4–92 % of the photo."""
+    h, w = img.shape[:2]
+    scale = min(1.0, WORK_SIZE / max(h, w))
+    small = cv2.resize(img, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    mask = card_mask(small)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    sh, sw = mask.shape
+    best = None
+    for c in contours:
+        area = cv2.contourArea(c)
+        if not 0.04 * sh * sw < area < 0.92 * sh * sw:
+            continue
+        (_, _), (rw, rh), _ = cv2.minAreaRect(c)
+        if area / (rw * rh + 1e-9) < 0.85:
+            continue
+        if best is None or area > best[0]:
+            best = (area, c)
+    if best is None:
+        return None
+    q = _single_quad(best[1]) / scale
+    return refine_quad(img, q)
+
+
+def enrol(reference_dir: str | Path, deck_id: str | None = None,
+          progress: Callable[[int, int, str], None] | None = None) -> EnrolReport:
+    """Build (but do not save) a profile from a reference folder."""
+    from vision.recognise import calibrate
+    ref = Path(reference_dir)
+    deck_id, photos = scan(ref, deck_id)
+    # read everything first: a bad image fails before any work is kept
+    items = [(card, p) for card, ps in photos.items() for p in ps]
+    imgs = [(card, p, read_image(p)) for card, p in items]
+    faces: dict[str, list[np.ndarray]] = {}
+    raw: list[tuple[str, np.ndarray]] = []
+    total = len(imgs)
+    for i, (card, p, img) in enumerate(imgs):
+        raw.append((card, straighten(img)))
+        if progress:
+            progress(i + 1, total, p.name)
+    aspect = float(np.median([f.shape[0] / f.shape[1] for _, f in raw]))
+    fh = int(round(FACE_W * aspect))
+    for card, f in raw:
+        faces.setdefault(card, []).append(cv2.resize(f, (FACE_W, fh), interpolation=cv2.INTER_AREA))
+    order = [c for c in deck(deck_id).cards if c in faces] + (["back"] if "back" in faces else [])
+    profile = Profile(deck_id=deck_id, faces={c: faces[c] for c in order}, aspect=aspect)
+    profile.calibration = calibrate(profile)
+    missing = [c for c in deck(deck_id).cards if c not in faces]
+    if "back" not in faces:
+        missing.append("back")
+    return EnrolReport(profile, missing, lookalikes(profile), total)
+
+
+def lookalikes(profile: Profile) -> list[tuple[str, str, float]]:
+    """Pairs of enrolled cards whose faces are alarmingly similar, most similar first."""
+    cards = list(profile.faces)
+    if len(cards) < 2:
+        return []
+    bank = TemplateBank(cards, [profile.faces[c][0] for c in cards])
+    out = []
+    for i, c in enumerate(cards):
+        s = bank.scores(describe(profile.faces[c][0]))
+        for j in range(len(s)):
+            o = str(bank.labels[j])
+            if o != c and c < o and s[j] > LOOKALIKE:
+                out.append((c, o, float(s[j])))
+    best: dict[tuple[str, str], float] = {}
+    for a, b, s in out:
+        best[(a, b)] = max(s, best.get((a, b), -1))
+    return sorted(((a, b, s) for (a, b), s in best.items()), key=lambda t: -t[2])
+
+
+def text_progress(done: int, total: int, name: str) -> None:
+    """A one-line progress bar on stderr."""
+    width = 30
+    k = int(width * done / max(total, 1))
+    sys.stderr.write(f"\r[{'#' * k}{'.' * (width - k)}] {done}/{total} {name[:30]:<30}")
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()

@@ -1,0 +1,290 @@
+"""Finding cards: every card-shaped region of an image as a quadrilateral.
+
+Cards are paper: lighter and greyer than the table around them, with a light border that
+closes around any picture. On a copy about 800 px across, pixels clearly lighter than the
+local table (a large-window median) and low in colour are marked, holes are filled so a
+card becomes a solid blob, and thin table texture is opened away. A blob that is one
+rectangle of the deck's shape is one card. A blob of several (a trick, a fanned pair) or
+a card cut by a hand is explained by its right-angled convex corners: every such corner
+is a corner of some card, and with the card size known it gives that card's rectangle,
+kept if the blob supports it. Corners are then refined on the full-resolution image by
+fitting each side to the strongest edge nearby.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.geometry import order_quad, quad_sides, rect_quad
+
+WORK_SIZE = 800          # longest side of the working copy
+MIN_COVERAGE = 0.86      # a corner hypothesis must be this much card-like ...
+MIN_NEW_EVIDENCE = 0.25  # ... and this much not explained by cards already accepted
+
+
+@dataclass
+class Candidate:
+    """A card-shaped region: ``quad`` in full-image pixels."""
+
+    quad: np.ndarray
+    whole: bool          # the region is exactly one card (all four sides seen)
+    support: float       # fraction of the quad's area that looks like card
+
+
+@dataclass
+class FindResult:
+    candidates: list[Candidate]
+    mask: np.ndarray     # card-like pixels on the working copy (uint8 0/255)
+    scale: float         # working copy pixels per full-image pixel
+
+
+def card_mask(small: np.ndarray) -> np.ndarray:
+    """Card-like (light, grey, lighter than the local table) pixels, as solid blobs."""
+    h, w = small.shape[:2]
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+    L = lab[..., 0]
+    chroma = cv2.magnitude((lab[..., 1].astype(np.float32) - 128), (lab[..., 2].astype(np.float32) - 128))
+    # table estimate: median over a window much larger than a card, on a tiny copy
+    f = 160.0 / max(h, w)
+    tiny = cv2.resize(L, (max(8, int(w * f)), max(8, int(h * f))), interpolation=cv2.INTER_AREA)
+    k = (min(tiny.shape) // 2) | 1
+    bg = cv2.medianBlur(tiny, max(3, min(k, 255)))
+    bg = cv2.resize(bg, (w, h), interpolation=cv2.INTER_LINEAR).astype(np.int16)
+    light = (L.astype(np.int16) - bg) > 22
+    grey = chroma < 28
+    raw = (light & grey).astype(np.uint8) * 255
+    raw = cv2.morphologyEx(raw, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    filled = _fill_holes(raw)
+    k = max(3, int(round(max(h, w) / 160)))
+    ker = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    return cv2.morphologyEx(filled, cv2.MORPH_OPEN, ker)
+
+
+def _fill_holes(mask: np.ndarray) -> np.ndarray:
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    out = np.zeros_like(mask)
+    cv2.drawContours(out, contours, -1, 255, -1)
+    return out
+
+
+def _angle(u: np.ndarray, v: np.ndarray) -> float:
+    c = float(np.dot(u, v) / (np.linalg.norm(u) * np.linalg.norm(v) + 1e-9))
+    return float(np.degrees(np.arccos(np.clip(c, -1, 1))))
+
+
+def _single_quad(contour: np.ndarray) -> np.ndarray:
+    hull = cv2.convexHull(contour)
+    peri = cv2.arcLength(hull, True)
+    for eps in (0.02, 0.03, 0.04, 0.06):
+        poly = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(poly) == 4:
+            return order_quad(poly.reshape(4, 2))
+    return order_quad(cv2.boxPoints(cv2.minAreaRect(contour)))
+
+
+def _coverage(mask: np.ndarray, quad: np.ndarray) -> float:
+    x, y, w, h = cv2.boundingRect(np.round(quad).astype(np.int32))
+    H, W = mask.shape
+    if w <= 0 or h <= 0:
+        return 0.0
+    poly = np.zeros((h, w), np.uint8)
+    cv2.fillPoly(poly, [np.round(quad - (x, y)).astype(np.int32)], 1)
+    x0, y0, x1, y1 = max(0, x), max(0, y), min(W, x + w), min(H, y + h)
+    inside = poly[y0 - y:y1 - y, x0 - x:x1 - x]
+    area = poly.sum()
+    if area == 0:
+        return 0.0
+    return float((mask[y0:y1, x0:x1] > 0)[inside > 0].sum() / area)
+
+
+def _corner_hypotheses(contour: np.ndarray, short: float, long: float) -> list[list[np.ndarray]]:
+    """Card rectangles implied by each right-angled convex corner of a blob outline
+    (one or two per corner: the long side may lie along either edge)."""
+    peri = cv2.arcLength(contour, True)
+    poly = cv2.approxPolyDP(contour, max(2.0, 0.012 * peri), True).reshape(-1, 2).astype(np.float64)
+    n = len(poly)
+    if n < 3:
+        return []
+    area_sign = np.sign(cv2.contourArea(poly.astype(np.float32), oriented=True))
+    out = []
+    for i in range(n):
+        p, a, b = poly[i], poly[i - 1], poly[(i + 1) % n]
+        u1, u2 = a - p, b - p
+        l1, l2 = np.linalg.norm(u1), np.linalg.norm(u2)
+        if min(l1, l2) < 0.2 * short:
+            continue
+        if abs(_angle(u1, u2) - 90) > 14:
+            continue
+        cross = u1[0] * u2[1] - u1[1] * u2[0]
+        if np.sign(cross) == area_sign:      # concave vertex: where two cards meet
+            continue
+        d1, d2 = u1 / l1, u2 / l2
+        # make the two directions exactly perpendicular, splitting the error
+        bis = d1 + d2
+        bis /= np.linalg.norm(bis) + 1e-9
+        perp = np.array([-bis[1], bis[0]])
+        s = 1 if np.dot(perp, d1) > 0 else -1
+        d1 = (bis + s * perp) / np.sqrt(2)
+        d2 = (bis - s * perp) / np.sqrt(2)
+        pair = []
+        for s1, s2 in ((long, short), (short, long)):
+            if l1 > s1 * 1.15 or l2 > s2 * 1.15:
+                continue
+            pair.append(order_quad(np.array([p, p + d1 * s1, p + d1 * s1 + d2 * s2, p + d2 * s2])))
+        out.append(pair)
+    return out
+
+
+def find_cards(image: np.ndarray, aspect: float, roi: tuple[int, int, int, int] | None = None,
+               refine: bool = True) -> FindResult:
+    """Every card-shaped region of ``image`` (BGR); ``aspect`` = long/short side of the deck."""
+    ox = oy = 0
+    full = image
+    if roi is not None:
+        x, y, w, h = roi
+        ox, oy = max(0, x), max(0, y)
+        full = image[oy:y + h, ox:x + w]
+    H, W = full.shape[:2]
+    scale = min(1.0, WORK_SIZE / max(H, W))
+    small = cv2.resize(full, (max(1, round(W * scale)), max(1, round(H * scale))),
+                       interpolation=cv2.INTER_AREA) if scale < 1 else full
+    mask = card_mask(small)
+    h, w = mask.shape
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    min_side = 0.04 * min(h, w)
+    amin = (min_side ** 2) * aspect
+    singles: list[np.ndarray] = []
+    complex_: list[np.ndarray] = []
+    for c in contours:
+        area = cv2.contourArea(c)
+        if area < amin or area > 0.9 * h * w:
+            continue
+        (cx, cy), (rw, rh), _ = cv2.minAreaRect(c)
+        if min(rw, rh) < min_side:
+            continue
+        rect_fill = area / (rw * rh + 1e-9)
+        asp = max(rw, rh) / max(1e-9, min(rw, rh))
+        if rect_fill > 0.9 and abs(asp - aspect) / aspect < 0.16:
+            singles.append(c)
+        else:
+            complex_.append(c)
+    quads: list[Candidate] = []
+    sizes = []
+    for c in singles:
+        q = _single_quad(c)
+        sizes.append(quad_sides(q))
+        quads.append(Candidate(q, True, 1.0))
+    if complex_:
+        if sizes:
+            short = float(np.median([s for s, _ in sizes]))
+        else:
+            short = _guess_short(complex_, aspect)
+        long = short * aspect
+        for c in complex_:
+            scored = []
+            for pair in _corner_hypotheses(c, short, long):
+                best = max(((_coverage(mask, q), q) for q in pair), key=lambda t: t[0], default=None)
+                if best is not None and best[0] > MIN_COVERAGE:
+                    scored.append(best)
+            scored.sort(key=lambda t: -t[0])
+            kept: list[tuple[float, np.ndarray]] = []
+            explained = np.zeros_like(mask)
+            for cov, q in scored:
+                if any(_same_card(q, k, short) for _, k in kept):
+                    continue
+                if _new_evidence(mask, explained, q) < MIN_NEW_EVIDENCE:
+                    continue
+                kept.append((cov, q))
+                cv2.fillPoly(explained, [np.round(q).astype(np.int32)], 255)
+            quads += [Candidate(q, False, cov) for cov, q in kept]
+    out = []
+    for cand in quads:
+        q = cand.quad / scale
+        if refine:
+            q = refine_quad(full, q)
+        q = q + np.float32([ox, oy])
+        out.append(Candidate(order_quad(q), cand.whole, cand.support))
+    return FindResult(out, mask, scale)
+
+
+def _new_evidence(mask: np.ndarray, explained: np.ndarray, quad: np.ndarray) -> float:
+    """Fraction of the quad that is card-like and not inside an already accepted card."""
+    free = cv2.bitwise_and(mask, cv2.bitwise_not(explained))
+    return _coverage(free, quad)
+
+
+def _guess_short(contours: list[np.ndarray], aspect: float) -> float:
+    """Card short side from the longest straight edge seen (a full long side of a card)."""
+    best = 0.0
+    for c in contours:
+        peri = cv2.arcLength(c, True)
+        poly = cv2.approxPolyDP(c, max(2.0, 0.012 * peri), True).reshape(-1, 2)
+        d = np.linalg.norm(np.roll(poly, -1, axis=0) - poly, axis=1)
+        best = max(best, float(d.max()) if len(d) else 0.0)
+    return best / aspect
+
+
+def _same_card(a: np.ndarray, b: np.ndarray, short: float) -> bool:
+    if np.linalg.norm(a.mean(0) - b.mean(0)) > 0.25 * short:
+        return False
+    da = a[2] - a[1]
+    db = b[2] - b[1]
+    ang = _angle(da, db)
+    return min(ang, 180 - ang) < 12
+
+
+def refine_quad(image: np.ndarray, quad: np.ndarray, search: float = 0.035) -> np.ndarray:
+    """Move each side of ``quad`` onto the strongest nearby edge (full resolution)."""
+    q = np.asarray(quad, np.float64)
+    short, long = quad_sides(q.astype(np.float32))
+    r = max(2.0, search * short)
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    H, W = grey.shape
+    lines = []
+    c = q.mean(axis=0)
+    for i in range(4):
+        a, b = q[i], q[(i + 1) % 4]
+        d = b - a
+        L = np.linalg.norm(d)
+        if L < 4:
+            return quad.astype(np.float32)
+        t = d / L
+        nrm = np.array([-t[1], t[0]])
+        if np.dot(nrm, (a + b) / 2 - c) < 0:
+            nrm = -nrm
+        ts = np.linspace(0.15, 0.85, 14)
+        offs = np.linspace(-r, r, int(2 * r) + 1)
+        pts = a[None, :] + ts[:, None] * d[None, :]
+        samp = pts[:, None, :] + offs[None, :, None] * nrm[None, None, :]
+        mx = samp[..., 0].astype(np.float32)
+        my = samp[..., 1].astype(np.float32)
+        prof = cv2.remap(grey, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+        grad = prof[:, :-2] - prof[:, 2:]           # inside minus outside: card lighter inside
+        k = np.argmax(np.abs(grad), axis=1)
+        strength = np.abs(grad)[np.arange(len(ts)), k]
+        good = strength > max(12.0, 0.5 * np.median(strength))
+        if good.sum() < 5:
+            lines.append((a, t))
+            continue
+        off = offs[k + 1][good]
+        shift = float(np.median(off))
+        if np.abs(off - shift).mean() > r * 0.5:
+            lines.append((a, t))
+            continue
+        lines.append((a + nrm * shift, t))
+    out = []
+    for i in range(4):
+        p1, t1 = lines[i - 1]
+        p2, t2 = lines[i]
+        m = np.array([t1, -t2]).T
+        if abs(np.linalg.det(m)) < 1e-6:
+            out.append(q[i])
+            continue
+        s = np.linalg.solve(m, p2 - p1)
+        out.append(p1 + s[0] * t1)
+    out = np.array(out)
+    if np.abs(out - q).max() > 3 * r:
+        return quad.astype(np.float32)
+    return out.astype(np.float32)

@@ -1,0 +1,193 @@
+"""Find and identify every card in a still: the stills API of docs/vision-interfaces.md.
+
+Finding gives quads (vision.finder); each is straightened and compared with every enrolled
+face at 0° and 180° (vision.features). Where part of a card is hidden, by a card on top of
+it or a hand, the comparison uses only its visible part. The best score and its margin
+over the best *other* card become a calibrated confidence (vision.confidence); below the
+threshold the answer is ``card=None`` rather than a guess.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Collection
+
+import cv2
+import numpy as np
+
+from vision import confidence as conf_mod
+from vision.augment import stress_face
+from vision.features import FINE, TemplateBank, describe
+from vision.finder import Candidate, FindResult, find_cards
+from vision.geometry import face_corners, quad_sides, warp_face
+from vision.profile import Profile
+
+BACK = "back"
+IMPOSTOR_WEIGHT = 0.3  # how often, relative to genuine cards, an unenrolled card is shown
+NOT_A_CARD = 0.30   # below this best score a region with no clean card outline is dropped
+
+
+@dataclass(frozen=True)
+class Detection:
+    quad: np.ndarray     # (4, 2) float32, image pixels, corners in order around the card
+    card: str | None     # canonical card id, None when face down or abstaining
+    face_up: bool
+    confidence: float    # calibrated 0..1
+    margin: float        # score margin over the runner-up (0..1)
+
+
+@dataclass(frozen=True)
+class _Answer:
+    card: str | None
+    score: float
+    margin: float
+    confidence: float
+
+
+class Recogniser:
+    """Identifies cards of one profile; build once, call per image."""
+
+    def __init__(self, profile: Profile, *, threshold: float = 0.85):
+        self.profile = profile
+        self.threshold = threshold
+        labels, faces = [], []
+        for card, imgs in profile.faces.items():
+            for img in imgs:
+                labels.append(card)
+                faces.append(img)
+        if not labels:
+            raise ValueError("profile has no faces")
+        self.bank = TemplateBank(labels, faces)
+        self.coef = tuple(profile.calibration) if profile.calibration else conf_mod.DEFAULT
+
+    # -- identification -------------------------------------------------------------
+    def _allowed(self, candidates: Collection[str] | None) -> np.ndarray | None:
+        if candidates is None:
+            return None
+        allow = set(candidates) | {BACK}
+        return np.array([lab in allow for lab in self.bank.labels])
+
+    def _answer(self, ch: np.ndarray, allowed, mask: np.ndarray | None = None) -> _Answer:
+        s = self.bank.scores(ch, mask)
+        m = self.bank.best(s, allowed)
+        margin = max(0.0, m.score - m.runner_up)
+        return _Answer(m.card, m.score, margin, conf_mod.confidence(m.score, margin, self.coef))
+
+    def identify(self, face_bgr: np.ndarray, candidates: Collection[str] | None = None
+                 ) -> tuple[str | None, float, float]:
+        """A straightened face -> (card or None when abstaining, confidence, margin)."""
+        a = self._answer(describe(face_bgr), self._allowed(candidates))
+        if a.confidence < self.threshold:
+            return None, a.confidence, a.margin
+        return a.card, a.confidence, a.margin
+
+    # -- whole images ---------------------------------------------------------------
+    def recognise(self, image_bgr: np.ndarray, candidates: Collection[str] | None = None,
+                  roi: tuple[int, int, int, int] | None = None) -> list[Detection]:
+        """Every visible card once, each with its quad, identity and confidence."""
+        found = find_cards(image_bgr, self.profile.aspect, roi)
+        allowed = self._allowed(candidates)
+        out = []
+        for i, cand in enumerate(found.candidates):
+            others = [c.quad for j, c in enumerate(found.candidates) if j != i]
+            det = self._classify(image_bgr, cand, found, others, allowed, roi)
+            if det is not None:
+                out.append(det)
+        return out
+
+    def _classify(self, image, cand: Candidate, found: FindResult, others, allowed, roi
+                  ) -> Detection | None:
+        face = _face_crop(image, cand.quad, (FINE[0] * 2, FINE[1] * 2))
+        ch = describe(face)
+        answers = [self._answer(ch, allowed)]
+        vis = _visible_mask(cand.quad, found, roi)
+        if vis is not None and vis.mean() < 0.97:
+            answers.append(self._answer(ch, allowed, vis))
+        if others:
+            cover = _others_mask(cand.quad, others)
+            if cover is not None:
+                m2 = cover if vis is None else cover * vis
+                if m2.mean() > 0.2:
+                    answers.append(self._answer(ch, allowed, m2))
+        best = max(answers, key=lambda a: a.confidence)
+        if best.confidence >= self.threshold:
+            if best.card == BACK:
+                return Detection(cand.quad, None, False, best.confidence, best.margin)
+            return Detection(cand.quad, best.card, True, best.confidence, best.margin)
+        if not cand.whole and best.score < NOT_A_CARD:
+            return None
+        if best.score < NOT_A_CARD * 0.5:
+            return None
+        return Detection(cand.quad, None, True, best.confidence, best.margin)
+
+
+def _face_crop(image: np.ndarray, quad: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """Straighten ``quad`` to ``size``, shrinking first with area averaging (no aliasing)."""
+    short, long = quad_sides(quad)
+    f = min(1.0, 2.0 * size[1] / max(long, 1.0))
+    if f < 0.9:
+        x, y, w, h = cv2.boundingRect(np.round(quad).astype(np.int32))
+        x0, y0 = max(0, x - 2), max(0, y - 2)
+        x1, y1 = min(image.shape[1], x + w + 2), min(image.shape[0], y + h + 2)
+        crop = image[y0:y1, x0:x1]
+        crop = cv2.resize(crop, (max(1, round(crop.shape[1] * f)), max(1, round(crop.shape[0] * f))),
+                          interpolation=cv2.INTER_AREA)
+        q = (quad - np.float32([x0, y0])) * f
+        return warp_face(crop, q, size, cv2.INTER_LINEAR)
+    return warp_face(image, quad, size, cv2.INTER_LINEAR)
+
+
+def _visible_mask(quad: np.ndarray, found: FindResult, roi) -> np.ndarray | None:
+    """Card-like pixels of the finder's mask, in descriptor-grid coordinates."""
+    q = np.asarray(quad, np.float32).copy()
+    if roi is not None:
+        q -= np.float32([max(0, roi[0]), max(0, roi[1])])
+    q *= found.scale
+    w, h = FINE
+    m = cv2.getPerspectiveTransform(q, face_corners(w, h))
+    vis = cv2.warpPerspective(found.mask, m, (w, h), flags=cv2.INTER_LINEAR)
+    return (vis > 127).astype(np.float32)
+
+
+def _others_mask(quad: np.ndarray, others: list[np.ndarray]) -> np.ndarray | None:
+    """1 where no other found card overlaps this one (descriptor grid), None if none do."""
+    w, h = FINE
+    m = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), face_corners(w, h))
+    out = np.ones((h, w), np.float32)
+    hit = False
+    for o in others:
+        p = cv2.perspectiveTransform(np.asarray(o, np.float32).reshape(-1, 1, 2), m).reshape(4, 2)
+        if p[:, 0].max() < 0 or p[:, 0].min() > w or p[:, 1].max() < 0 or p[:, 1].min() > h:
+            continue
+        cv2.fillPoly(out, [np.round(p).astype(np.int32)], 0.0)
+        hit = True
+    return out if hit else None
+
+
+def calibrate(profile: Profile, *, per_card: int = 6, seed: int = 0) -> tuple[float, float, float]:
+    """Fit the confidence mapping on stress copies of the profile's own faces.
+
+    Genuine: the copy against the full bank. Impostor: the same copy with its own card
+    removed from the candidates, as for a card that is not in the deck or already played.
+    """
+    rng = np.random.default_rng(seed)
+    rec = Recogniser(profile)
+    cards = [c for c in profile.faces]
+    scores, margins, correct, weight = [], [], [], []
+    for card in cards:
+        for _ in range(per_card):
+            face = profile.faces[card][int(rng.integers(0, len(profile.faces[card])))]
+            img, vis = stress_face(face, rng)
+            s = rec.bank.scores(describe(img), vis)
+            m = rec.bank.best(s)
+            scores.append(m.score)
+            margins.append(m.score - m.runner_up)
+            correct.append(m.card == card)
+            weight.append(1.0)
+            if len(cards) > 2:
+                allowed = rec.bank.labels != card
+                m2 = rec.bank.best(s, allowed)
+                scores.append(m2.score)
+                margins.append(m2.score - m2.runner_up)
+                correct.append(False)
+                weight.append(IMPOSTOR_WEIGHT)
+    return conf_mod.fit(np.array(scores), np.array(margins), np.array(correct), np.array(weight))
