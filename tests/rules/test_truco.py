@@ -389,11 +389,11 @@ def test_illegal_raise_when_accepting_truco_wins_s7_5() -> None:
 
 def test_s13_11_tie_with_an_earlier_card() -> None:
     ref = new()
-    play_seats(ref, trick_cards(1, "A"))               # A leads trick 2 (2s stand in for the 3s)
-    play(ref, "clubs/2")                               # A's first player, before the call
+    play_seats(ref, trick_cards(1, "A"))               # A leads trick 2
+    play(ref, "hearts/3")                              # A's first player, before the call
     ok(feed(ref, event="call", seat=1, call="truco"))
     ok(feed(ref, event="answer", seat=0, answer="accept"))
-    out = play(ref, "diamonds/2", "hearts/5", "spades/5")
+    out = play(ref, "spades/3", "hearts/5", "spades/5")
     assert one(out, "trick")["winner"] is None
     hand = one(out, "hand")
     assert (hand["winner"], hand["points"], hand["reason"]) == (A, 3, "tricks")
