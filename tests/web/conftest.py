@@ -137,11 +137,16 @@ class Page:
             time.sleep(0.03)
         raise AssertionError(f"page scores {self.scores()} never became {want}; page: {self.text()[:300]!r}")
 
+    def viewport(self, width: int, height: int) -> None:
+        """An exact CSS viewport (window sizes include browser chrome)."""
+        self.d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+
     def shot(self, name: str, size: tuple[int, int] | None = None) -> Path:
         SHOTS.mkdir(parents=True, exist_ok=True)
         if size:
-            self.d.set_window_size(*size)
-            time.sleep(0.2)
+            self.viewport(*size)
+            time.sleep(0.3)
         path = SHOTS / f"{name}.png"
         self.d.save_screenshot(str(path))
         return path
@@ -150,7 +155,7 @@ class Page:
 @pytest.fixture
 def page(_driver, web_server) -> Iterator[Page]:
     web_server.config.clear()
-    _driver.set_window_size(1280, 720)
     p = Page(_driver, web_server)
+    p.viewport(1280, 720)
     yield p
     _driver.get("about:blank")      # close the page's broker connection between tests

@@ -37,6 +37,7 @@ class StandIn:
         self.names = names if names is not None else NAMES[: self.players]
         self.referee = Referee()
         self.seq = 0
+        self.pos = 0
         self.hands: list[dict] = []
         self.last_trick: dict | None = None
         self.connected = threading.Event()
@@ -89,11 +90,24 @@ class StandIn:
         self.client.publish(self.topic("state"), dumps(self.state()), qos=1, retain=True)
         return judgments
 
+    def next(self) -> list[dict]:
+        """Feed the match's next event."""
+        self.pos += 1
+        return self.step(self.events[self.pos - 1])
+
+    def until(self, done) -> None:
+        """Feed events until ``done(snapshot)`` holds."""
+        while self.pos < len(self.events):
+            self.next()
+            if done(self.referee.snapshot()):
+                return
+        raise AssertionError("the match ended first")
+
     def hands_iter(self, limit: int | None = None):
         """Play the match hand by hand: yields the `score` judgment's scores after each hand."""
         done = 0
-        for ev in self.events:
-            js = self.step(ev)
+        while self.pos < len(self.events):
+            js = self.next()
             if any(j["judgment"] == "hand" for j in js):
                 scores = [j for j in js if j["judgment"] == "score"][-1]["scores"]
                 yield scores, js
@@ -124,8 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--pace", type=float, default=0.0, help="seconds between events")
     a = p.parse_args(argv)
     s = StandIn(a.port, a.table, a.game, a.seed, a.players)
-    for ev in s.events[: a.events]:
-        s.step(ev)
+    while s.pos < min(a.events, len(s.events)):
+        s.next()
         if a.pace:
             time.sleep(a.pace)
     s.flush()

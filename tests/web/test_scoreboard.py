@@ -42,11 +42,8 @@ def test_mid_trick_view_and_names(mosquitto_factory, page):
     broker = mosquitto_factory(websockets=True)
     pub = StandIn(broker.port, "t2", "vitou", seed=5)
     # play until a bid stands and two cards lie on the current trick
-    for ev in pub.events:
-        pub.step(ev)
-        d = pub.referee.snapshot()["detail"]
-        if pub.hands and d["stake"] not in (None, 1) and len(d["current_trick"]) == 2:
-            break
+    pub.until(lambda st: bool(pub.hands) and st["detail"]["stake"] not in (None, 1)
+              and len(st["detail"]["current_trick"]) == 2)
     d = pub.referee.snapshot()["detail"]
     page.open(f"index.html?broker={ws(broker)}&table=t2&config=0")
     page.wait(f"return document.body.dataset.seq === '{pub.seq}'", what="seq")
