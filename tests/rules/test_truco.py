@@ -525,6 +525,34 @@ def test_whole_hand_option_refused_raise_scores_accepted_value() -> None:
     assert (hand["winner"], hand["points"], hand["reason"]) == (B, 3, "refused")
 
 
+def test_whole_hand_option_illegal_raise_by_call_s7_5() -> None:
+    ref = new(truco_decides="hand")
+    set_scores(ref, 9, 2)
+    ok(feed(ref, event="call", seat=0, call="truco"))
+    ok(feed(ref, event="answer", seat=1, answer="accept"))
+    play(ref, "clubs/5")
+    ok(feed(ref, event="call", seat=1, call="truco"))          # B 2 + 3 < 12: may raise to 6
+    rejected(ref, "not_allowed", event="answer", seat=0, answer="raise")   # A 9 + 6 >= 12
+    ok(feed(ref, event="answer", seat=0, answer="accept"))
+    play(ref, "clubs/6")
+    assert not game(ref).may_call(2)                          # B bet last
+    play(ref, "hearts/6", "spades/6")                         # 6s of both teams: tied, seat 1 leads
+    play(ref, "clubs/king")
+    assert game(ref).to_act() == (2, ["card"])                # A at 9 + 6: no raise either
+    rejected(ref, "not_allowed", event="call", seat=2, call="truco")
+
+
+def test_undo_of_a_deal_option_and_a_call() -> None:
+    ref = new()
+    before = state(ref)
+    ok(feed(ref, event="deal_option", seat=0, option="burn", cards=["clubs/4", "hearts/3", "spades/queen"]))
+    ok(feed(ref, event="undo"))
+    assert state(ref) == before
+    ok(feed(ref, event="call", seat=0, call="truco"))
+    ok(feed(ref, event="undo"))
+    assert state(ref) == before
+
+
 def test_raise_in_extra_trick_option_s7_8() -> None:
     for allowed in (False, True):
         ref = new(raise_in_extra_trick=allowed)
@@ -885,8 +913,8 @@ EVENT = st.one_of(
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(0, 3), st.dictionaries(st.sampled_from(["truco_decides", "raise_in_extra_trick"]),
-                                          st.sampled_from(["trick", "hand", True, False])),
+@given(st.integers(0, 3), st.fixed_dictionaries({}, optional={"truco_decides": st.sampled_from(["trick", "hand"]),
+                                                              "raise_in_extra_trick": st.booleans()}),
        st.lists(EVENT, max_size=120))
 def test_random_streams_never_crash_and_replay(dealer: int, options: dict, events: list[J]) -> None:
     ref = Referee()
