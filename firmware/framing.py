@@ -5,8 +5,11 @@
 # dataclasses, no f-strings, only bytes/bytearray/int arithmetic.
 #
 # A frame on the wire is COBS(header + payload + crc16) followed by one 0x00 byte.
-#   header  = kind (1 byte), seq (1 byte), ack (1 byte)
+#   header  = kind (1 byte), seq (1 byte), ack (1 byte), payload length (1 byte)
 #   crc16   = CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF) over header + payload, big-endian
+# The length byte is not redundant: a CRC without a final XOR accepts a valid frame with
+# zero bytes appended, and a duplicated COBS code byte does exactly that. With the
+# length checked, any byte inserted or lost inside a frame is caught for certain.
 # COBS removes every 0x00 from the frame, so 0x00 always means "frame ends here" and a
 # receiver that joins mid-stream, or loses bytes, resynchronises at the next zero.
 #
@@ -23,7 +26,7 @@ HELLO = 0x03
 PING = 0x04
 KINDS = (DATA, ACK, HELLO, PING)
 
-HEADER_LEN = 3
+HEADER_LEN = 4
 CRC_LEN = 2
 MAX_PAYLOAD = 64
 MAX_FRAME = HEADER_LEN + MAX_PAYLOAD + CRC_LEN
@@ -98,7 +101,7 @@ def encode_frame(kind, seq, ack, payload=b""):
     """One complete frame for the wire, delimiter included."""
     if len(payload) > MAX_PAYLOAD:
         raise ValueError("payload too long")
-    body = bytearray((kind & 0xFF, seq & 0xFF, ack & 0xFF))
+    body = bytearray((kind & 0xFF, seq & 0xFF, ack & 0xFF, len(payload)))
     body.extend(payload)
     c = crc16(body)
     body.append(c >> 8)
@@ -114,10 +117,12 @@ def decode_frame(encoded):
         return None
     if len(body) < HEADER_LEN + CRC_LEN or len(body) > MAX_FRAME:
         return None
+    if body[3] != len(body) - HEADER_LEN - CRC_LEN:
+        return None
     c = crc16(body[:-2])
     if (body[-2] << 8 | body[-1]) != c:
         return None
-    return body[0], body[1], body[2], bytes(body[3:-2])
+    return body[0], body[1], body[2], bytes(body[4:-2])
 
 
 class Decoder:
