@@ -35,11 +35,11 @@
     for (let s = 0; s < n; s++) {
       // seat 0 at the bottom; play order goes round anticlockwise (or clockwise) as seen from above
       const a = Math.PI / 2 + (clockwise ? 1 : -1) * (2 * Math.PI * s / n);
-      out[s] = {x: 50 + 40 * Math.cos(a), y: 50 + 38 * Math.sin(a)};
+      out[s] = {x: 50 + 38 * Math.cos(a), y: 50 + 40 * Math.sin(a)};
     }
     return out;
   }
-  const POS = {south: {x: 50, y: 88}, north: {x: 50, y: 12}, west: {x: 12, y: 50}, east: {x: 88, y: 50}};
+  const POS = {south: {x: 50, y: 90}, north: {x: 50, y: 10}, west: {x: 12, y: 50}, east: {x: 88, y: 50}};
 
   function stakeText(g, d) {
     if (!d) return "";
@@ -58,6 +58,17 @@
       const cls = v === current ? "on" : (v === proposed ? "proposed" : "");
       return `<span class="rung ${cls}">${esc(v === "barrac" ? "barrac" : v)}</span>`;
     }).join('<span class="arrow">→</span>') + `</div>`;
+  }
+
+  /* A comanda group: "5" when it is one rank in every suit, else the cards themselves. */
+  const RANK_SHORT = {ace: "A", jack: "F", knight: "C", king: "R"};
+  function orderGroup(grp) {
+    const ranks = new Set(grp.map((c) => String(c).split("/")[1]));
+    if (grp.length === 4 && ranks.size === 1) {
+      const r = Array.from(ranks)[0];
+      return `<span class="group rank" title="${esc(r)} (all suits)">${esc(RANK_SHORT[r] || r)}</span>`;
+    }
+    return `<span class="group">${grp.map((x) => card(x, "tiny")).join("")}</span>`;
   }
 
   /* The game's own panel: Vitou bid, Truco ladder, Trionfetti comanda, Troccas totals. */
@@ -87,8 +98,8 @@
       let html = `<h3>Comanda</h3><div class="big" id="stake">${c && c.text ? "“" + esc(c.text) + "”" : "not declared yet"}</div>`;
       if (order && order.length) {
         // the data lists the lowest group first; people read the highest first
-        html += `<div class="order" id="order">` + order.slice().reverse().map((grp) =>
-          `<span class="group">${(Array.isArray(grp) ? grp : [grp]).map((x) => card(x, "tiny")).join("")}</span>`)
+        html += `<div class="dim ordercap">strongest first</div><div class="order" id="order">` + order.slice().reverse().map((grp) =>
+          orderGroup(Array.isArray(grp) ? grp : [grp]))
           .join('<span class="gt">›</span>') + `</div>`;
       }
       const v = d.vagaresto;
@@ -149,7 +160,7 @@
         `<span class="seatname">${esc(table.seatName(s))}</span>${dealer}</div>`;
       const play = cards.find((c) => c.seat === s);
       if (play) {
-        const cx = 50 + (p.x - 50) * 0.5, cy = 50 + (p.y - 50) * 0.55;
+        const cx = 50 + (p.x - 50) * 0.52, cy = 50 + (p.y - 50) * 0.45;
         html += `<div class="played${winner === s ? " winner" : ""}" style="left:${cx}%;top:${cy}%">${card(play.card)}</div>`;
       }
     }
