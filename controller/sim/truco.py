@@ -78,8 +78,12 @@ def random_match(seed: int, players: int | None = None, options: dict | None = N
             for ev in deal_events:
                 send(ev)
             continue
-        if rng.random() < 0.01:                          # the human referee rules an irregularity
+        roll = rng.random()
+        if roll < 0.01:                                  # the human referee rules an irregularity
             send({"event": "penalty", "team": rng.randrange(2), "offence": "talking about cards held"})
+            continue
+        if roll < 0.0115:                                # §10.4: a surplus card to the dealer's opponents
+            send({"event": "penalty", "team": game.team(game.dealer), "offence": "surplus_card"})
             continue
         who = game.to_act()
         assert who is not None
