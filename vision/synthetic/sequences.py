@@ -346,7 +346,7 @@ def sequence_frames(seq: TableSequence, profile=None) -> Iterator[np.ndarray]:
 
 def write_sequence(seq: TableSequence, path: str | Path, profile=None) -> Path:
     """Write the frames as a video (``.avi``: MJPG, ``.mp4``: mp4v) or, for any other path, a folder
-    of ``frame_00000.png`` images; the ground truth goes beside it as ``<path>.truth.jsonl``."""
+    of ``frame_00000.jpg`` images (quality 95: PNG of noisy frames is slow and huge); the ground truth goes beside it as ``<path>.truth.jsonl``."""
     path = Path(path)
     if path.suffix.lower() in (".avi", ".mp4"):
         fourcc = cv2.VideoWriter_fourcc(*("MJPG" if path.suffix.lower() == ".avi" else "mp4v"))
@@ -361,7 +361,7 @@ def write_sequence(seq: TableSequence, path: str | Path, profile=None) -> Path:
     else:
         path.mkdir(parents=True, exist_ok=True)
         for i, image in enumerate(sequence_frames(seq, profile)):
-            cv2.imwrite(str(path / f"frame_{i:05d}.png"), image, [cv2.IMWRITE_PNG_COMPRESSION, 1])
+            cv2.imwrite(str(path / f"frame_{i:05d}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
     truth = path.parent / (path.name + ".truth.jsonl")
     truth.write_text("".join(json.dumps(e.__dict__) + "\n" for e in seq.events))
     return path
@@ -412,10 +412,12 @@ def named_sequence(name: str, *, size=(1280, 720), seed: int = 0, stress=None, t
         b.idle(10)
     elif name == "overlap":
         b.idle(12)
-        b.play(0, "hearts/7")
+        w, h = b.size
+        L = b.card_long
+        b.play(0, "hearts/7", at=(w / 2 + 0.35 * L, h / 2 + 0.8 * L))
         b.idle(14)
-        c0 = b.spot(0)
-        b.play(1, "hearts/8", at=(c0[0] + 0.5 * b.card_long, c0[1] - 0.25 * b.card_long))
+        # seat 1's card lies over a corner of seat 0's, its centre still in seat 1's triangle
+        b.play(1, "hearts/8", at=(w / 2 + 0.97 * L, h / 2 + 0.42 * L))
         b.idle(14)
         b.gather(1)
         b.idle(14)

@@ -1,0 +1,263 @@
+"""``cardtable track``, ``calibrate`` and ``watch``: the live table from the command line.
+
+Each entry point takes its argument list and returns an exit code; anything a person can fix
+(a bad path, a bad table config, markers not found) is one line on stderr and exit code 2.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import cv2
+import numpy as np
+
+from vision.calibration import (Calibration, CalibrationError, annotate_calibration, calibrate,
+                                write_marker_sheet)
+from vision.sources import Frame, FrameSource, SourceError, open_source
+from vision.table import TableConfig, TableConfigError, load_table_config
+
+MARKER_SEARCH_FRAMES = 60     # a hand may hide a marker at first: look this far for all four
+
+
+class CliError(Exception):
+    """A one-line message for the user."""
+
+
+def _table(path: str | None) -> TableConfig | None:
+    return load_table_config(path) if path else None
+
+
+def _points(text: Sequence[str] | None) -> list[list[float]] | None:
+    if not text:
+        return None
+    try:
+        pts = [[float(v) for v in p.split(",")] for p in text]
+    except ValueError:
+        raise CliError(f"--points: expected four x,y pairs, got {' '.join(text)!r}") from None
+    if len(pts) != 4 or any(len(p) != 2 for p in pts):
+        raise CliError("--points: expected exactly four x,y pairs (table corners 0..3 going round)")
+    return pts
+
+
+def _open(spec: str) -> FrameSource:
+    return open_source(spec)
+
+
+def _calibrate_from(source: FrameSource, table: TableConfig | None, points, clockwise: bool | None,
+                    cal_path: str | None) -> tuple[Calibration, list[Frame]]:
+    """A calibration (loaded, or made from the first frames showing all four markers) and the
+    frames read while looking, so nothing is skipped."""
+    buffered: list[Frame] = []
+    if cal_path:
+        cal = Calibration.load(cal_path)
+        return cal, buffered
+    last_error: Exception | None = None
+    misses = 0
+    while len(buffered) < MARKER_SEARCH_FRAMES and misses < 200:
+        frame = source.read()
+        if frame is None:
+            if getattr(source, "finished", False):
+                break
+            misses += 1
+            continue
+        buffered.append(frame)
+        try:
+            cal = calibrate(buffered[0].image if points is not None else frame.image, table, points,
+                            clockwise=clockwise)
+            cal.background = buffered[0].image.copy()
+            return cal, buffered
+        except CalibrationError as exc:
+            last_error = exc
+            if points is not None:
+                raise
+    if not buffered:
+        raise CliError("the video has no frames")
+    raise CliError(f"{last_error} in the first {len(buffered)} frames; give --table with --points, "
+                   f"or a --calibration file")
+
+
+def _frames(source: FrameSource, buffered: list[Frame], limit: int | None = None) -> Iterator[Frame]:
+    n = 0
+    for f in buffered:
+        if limit is not None and n >= limit:
+            return
+        n += 1
+        yield f
+    while limit is None or n < limit:
+        f = source.read()
+        if f is None:
+            if getattr(source, "finished", False):
+                return
+            continue
+        n += 1
+        yield f
+
+
+def _watcher(profile_dir: str, cal: Calibration, still_frames: int, threshold: float | None):
+    from vision.profile import Profile
+    from vision.recognise import Recogniser
+    from vision.tracking import TableWatcher
+
+    profile = Profile.load(profile_dir)
+    rec = Recogniser(profile) if threshold is None else Recogniser(profile, threshold=threshold)
+    return TableWatcher(None, cal, rec, candidates=None, still_frames=still_frames)
+
+
+def _run(name: str, body, argv: Sequence[str]) -> int:
+    from vision.errors import VisionError
+
+    try:
+        return body(argv)
+    except (CliError, SourceError, CalibrationError, TableConfigError, VisionError, OSError) as exc:
+        print(f"cardtable {name}: {exc}", file=sys.stderr)
+        return 2
+
+
+# -- track ------------------------------------------------------------------------------------------
+def _track(argv: Sequence[str]) -> int:
+    p = argparse.ArgumentParser(prog="cardtable track",
+                                description="play a table video (or folder of frames) through the live "
+                                            "pipeline; one JSON line per card event (CONTRACT §4)")
+    p.add_argument("profile_dir")
+    p.add_argument("video", help="video file, folder of images, or a camera (opencv:0, picamera2)")
+    p.add_argument("--table", help="table config TOML (size in mm, seats, trick area)")
+    p.add_argument("--clockwise", action="store_true", help="number seats clockwise as seen in the image")
+    p.add_argument("--calibration", help="a calibration file from 'cardtable calibrate' (else: markers)")
+    p.add_argument("--points", nargs=4, metavar="X,Y", help="table corners 0..3 instead of markers")
+    p.add_argument("--still-frames", type=int, default=8, help="frames a card must lie still (default 8)")
+    p.add_argument("--threshold", type=float, help="identification confidence threshold")
+    p.add_argument("--max-frames", type=int, help="stop after this many frames")
+    args = p.parse_args(argv)
+    if not Path(args.profile_dir).is_dir():
+        raise CliError(f"{args.profile_dir}: no such profile folder (run 'cardtable enrol' first)")
+    table = _table(args.table)
+    source = _open(args.video)
+    try:
+        cal, buffered = _calibrate_from(source, table, _points(args.points),
+                                        True if args.clockwise else None, args.calibration)
+        watcher = _watcher(args.profile_dir, cal, args.still_frames, args.threshold)
+        out = sys.stdout
+        for frame in _frames(source, buffered, args.max_frames):
+            for e in watcher.process(frame):
+                out.write(json.dumps(e.to_json()) + "\n")
+                out.flush()
+    finally:
+        source.close()
+    return 0
+
+
+def track_main(argv: Sequence[str]) -> int:
+    return _run("track", _track, argv)
+
+
+# -- calibrate --------------------------------------------------------------------------------------
+def _calibrate(argv: Sequence[str]) -> int:
+    p = argparse.ArgumentParser(prog="cardtable calibrate",
+                                description="find the table in the camera view (4 ArUco markers or 4 points), "
+                                            "write a calibration file and a picture to check it by eye")
+    p.add_argument("source", nargs="?", help="image, video, folder, or camera (picamera2, opencv:0)")
+    p.add_argument("-o", "--output", default="calibration.json", help="calibration file to write")
+    p.add_argument("--table", help="table config TOML (size in mm, seats, trick area)")
+    p.add_argument("--clockwise", action="store_true", help="number seats clockwise as seen in the image")
+    p.add_argument("--points", nargs=4, metavar="X,Y", help="table corners 0..3 (pixels) instead of markers")
+    p.add_argument("--frames", type=int, default=5, help="frames averaged for the empty-table background")
+    p.add_argument("--markers", metavar="DIR", help="also write the printable marker sheet (PNG + PDF) here")
+    args = p.parse_args(argv)
+    if args.markers:
+        png, pdf = write_marker_sheet(args.markers)
+        print(f"marker sheet: {png} and {pdf} (print at 100% scale)")
+        if not args.source:
+            return 0
+    if not args.source:
+        raise CliError("give an image, video, folder or camera to calibrate from (or --markers DIR)")
+    table = _table(args.table)
+    if Path(args.source).is_file() and Path(args.source).suffix.lower() in {".png", ".jpg", ".jpeg", ".bmp"}:
+        image = cv2.imread(args.source)
+        if image is None:
+            raise CliError(f"{args.source}: not a readable image")
+        images = [image]
+    else:
+        source = _open(args.source)
+        try:
+            images = [f.image for f in _frames(source, [], max(1, args.frames))]
+        finally:
+            source.close()
+        if not images:
+            raise CliError(f"{args.source}: no frames")
+    # the median of a few frames: an empty table without sensor noise
+    background = images[0] if len(images) == 1 else np.median(np.stack(images), axis=0).astype(np.uint8)
+    cal = calibrate(background, table, _points(args.points), clockwise=True if args.clockwise else None)
+    out = Path(args.output)
+    bg_path = cal.save(out)
+    check = out.with_suffix(".check.png")
+    cv2.imwrite(str(check), annotate_calibration(background, cal))
+    w, h = cal.card_px
+    print(f"{out}: {len(cal.zones.seats)} seats, table {cal.table.width_mm:.0f}x{cal.table.height_mm:.0f} mm, "
+          f"card {w:.0f}x{h:.0f} px; background {bg_path}; check the picture {check}")
+    return 0
+
+
+def calibrate_main(argv: Sequence[str]) -> int:
+    return _run("calibrate", _calibrate, argv)
+
+
+# -- watch ------------------------------------------------------------------------------------------
+def _watch(argv: Sequence[str]) -> int:
+    from vision.watch import FolderOutput, MjpegOutput, Recent, WindowOutput, annotate
+
+    p = argparse.ArgumentParser(prog="cardtable watch",
+                                description="the camera view with zones, cards, labels and events: in a window "
+                                            "if there is a display, else an MJPEG stream (--port) or frames (--out)")
+    p.add_argument("profile_dir")
+    p.add_argument("source", nargs="?", default="picamera2", help="camera or recording (default picamera2)")
+    p.add_argument("--calibration", help="a calibration file from 'cardtable calibrate' (else: markers)")
+    p.add_argument("--table", help="table config TOML")
+    p.add_argument("--clockwise", action="store_true")
+    p.add_argument("--port", type=int, help="serve an MJPEG stream on this port (open http://HOST:PORT/)")
+    p.add_argument("--out", help="write annotated frames into this folder")
+    p.add_argument("--every", type=int, default=10, help="with --out: keep every Nth frame (default 10)")
+    p.add_argument("--still-frames", type=int, default=8)
+    p.add_argument("--max-frames", type=int, help="stop after this many frames")
+    args = p.parse_args(argv)
+    if not Path(args.profile_dir).is_dir():
+        raise CliError(f"{args.profile_dir}: no such profile folder (run 'cardtable enrol' first)")
+    table = _table(args.table)
+    if args.port is not None:
+        output = MjpegOutput(args.port)
+        print(f"watch: MJPEG stream on http://localhost:{output.port}/ (Ctrl-C to stop)", file=sys.stderr)
+    elif args.out:
+        output = FolderOutput(args.out, args.every)
+    else:
+        try:
+            output = WindowOutput()
+        except RuntimeError as exc:
+            output = FolderOutput("watch-frames", args.every)
+            print(f"watch: no window ({exc}); writing annotated frames to watch-frames/ "
+                  f"(or use --port 8090 for a live stream)", file=sys.stderr)
+    source = _open(args.source)
+    try:
+        cal, buffered = _calibrate_from(source, table, None, True if args.clockwise else None, args.calibration)
+        watcher = _watcher(args.profile_dir, cal, args.still_frames, None)
+        recent = Recent()
+        for frame in _frames(source, buffered, args.max_frames):
+            events = watcher.process(frame)
+            for e in events:
+                recent.append(e)
+                print(json.dumps(e.to_json()), flush=True)
+            if isinstance(output, FolderOutput):
+                output.force = bool(events)
+            status = getattr(source, "status", None)
+            text = "" if status is None or status.value in ("ok", "ended") else f"camera {status.value}"
+            if not output.show(annotate(frame.image, watcher, recent, text)):
+                break
+    finally:
+        source.close()
+        output.close()
+    return 0
+
+
+def watch_main(argv: Sequence[str]) -> int:
+    return _run("watch", _watch, argv)
