@@ -402,6 +402,10 @@ class Troccas(Game):
             t = self.tricks[-1]
             if t["kj"] is not None or self.last_play not in [tuple(p) for p in t["cards"]]:
                 return False
+            if t["winner"] == seat:
+                # He wins the trick and leads next anyway: a king and jack here cannot be told
+                # from his lead, so the card is read as the lead of the next trick.
+                return False
             x, first = t["suit"], t["first"]
         else:
             return False

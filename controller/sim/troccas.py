@@ -75,8 +75,9 @@ def _play_hand(rng: random.Random, players: int, dealer: int, opts: dict[str, An
             ev.append({"event": "card", "seat": seat, "card": card})
             x = led_suit([c for _, c in plays])
             other = partner_card(card)
+            last_wins = i == players - 1 and trick_winner(plays) == seat   # read as his next lead
             if (other in hands[seat] and suit(card) == x and x not in suits_led and hands[seat]
-                    and rng.random() < 0.8):
+                    and not last_wins and rng.random() < 0.8):
                 hands[seat].remove(other)
                 plays.append((seat, other))
                 ev.append({"event": "card", "seat": seat, "card": other})
