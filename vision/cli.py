@@ -97,3 +97,7 @@ def recognise_main(argv: Sequence[str] | None = None) -> int:
                 print(f"cardtable recognise: could not write {target}", file=sys.stderr)
                 status = 1
     return status
+
+
+# Vision II (live table) commands live in vision/live_cli.py; re-exported for controller/cli.py.
+from vision.live_cli import track_main, calibrate_main, watch_main  # noqa: E402,F401
