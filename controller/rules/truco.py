@@ -275,7 +275,7 @@ class Truco(Game):
             value = next_rung(p["value"])
             self.pending = {"seat": ev.seat, "team": self.team(ev.seat), "value": value,
                             "prev": p["value"], "pos": p["pos"]}
-            return [judgment("call", seat=ev.seat, call="raise", stake=value), *self.turn_judgments()]
+            return [judgment("call", seat=ev.seat, call="truco", stake=value), *self.turn_judgments()]
         self.stake, self.bet_team, self.pending = p["value"], p["team"], None
         if self.options["truco_decides"] == "trick":
             self.decisive, self.call_pos = self.trick, p["pos"]   # §7.6: this trick decides

@@ -328,7 +328,7 @@ def test_s13_08_raise_and_run() -> None:
     ref = new()
     ok(feed(ref, event="call", seat=0, call="truco"))
     out = ok(feed(ref, event="answer", seat=1, answer="raise"))
-    assert one(out, "call") == {"judgment": "call", "seat": 1, "call": "raise", "stake": 6}
+    assert one(out, "call") == {"judgment": "call", "seat": 1, "call": "truco", "stake": 6}
     assert turn(out)["seat"] == 2 and turn(out)["expects"] == ["answer"]
     out = ok(feed(ref, event="answer", seat=0, answer="refuse"))
     hand = one(out, "hand")
@@ -865,7 +865,7 @@ def test_random_matches_are_judged_without_errors(options: dict | None) -> None:
         kinds |= {e["event"] for e in events}
         assert random_match(seed, options=options) == events          # deterministic
     assert {"start", "card", "call", "answer", "deal_option", "decide"} <= kinds
-    assert {"tricks", "refused", "ran"} <= reasons
+    assert {"tricks", "refused", "ran", "penalty"} <= reasons
 
 
 def test_random_matches_cover_special_hands() -> None:
@@ -978,7 +978,7 @@ def test_cli_s13_10_illegal_raise(tmp_path) -> None:
     out = cli(tmp_path, ev)
     last = [j for j in out if j["after"] == len(ev) - 1]
     assert [j["judgment"] for j in last] == ["error"] and last[0]["code"] == "not_allowed"
-    assert {"after": 14, "judgment": "call", "seat": 1, "call": "raise", "stake": 6} in out
+    assert {"after": 14, "judgment": "call", "seat": 1, "call": "truco", "stake": 6} in out
 
 
 def test_cli_s13_06_run_and_bad_line(tmp_path) -> None:
