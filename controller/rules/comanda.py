@@ -61,6 +61,8 @@ def default_rank(card: str) -> int:
 
 CARDS: tuple[str, ...] = tuple(card_id(s, r) for s in SUITS for r in ALL)
 _DECK_INDEX = {c: i for i, c in enumerate(CARDS)}
+_RANK_OF = {c: default_rank(c) for c in CARDS}
+_CARD_SET = frozenset(CARDS)
 
 # ----- vocabulary: every spelling folds to one canonical token -------------------------
 _NUMBER_WORDS = {
@@ -223,9 +225,19 @@ class Vocabulary:
     nicknames: dict[tuple[str, ...], tuple[frozenset[str], ...]] = field(default_factory=dict)
     named: dict[tuple[str, ...], str] = field(default_factory=dict)
     source: str = "built-in"
+    _tables: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def phrases(self) -> list[tuple[str, ...]]:
         return sorted({*self.nicknames, *self.named}, key=len, reverse=True)
+
+    def tables(self, a_asso: str) -> tuple[list[tuple[str, ...]], dict[tuple[str, ...], str]]:
+        """(phrases longest first, named rankings) with #20 read as the club reads it."""
+        if a_asso not in self._tables:
+            named = dict(self.named)
+            named.setdefault(phrase_key(A_ASSO_TITLE), A_ASSO_READINGS[a_asso])
+            phrases = sorted({*self.nicknames, *named}, key=len, reverse=True)
+            self._tables[a_asso] = (phrases, named)
+        return self._tables[a_asso]
 
 
 def _card_groups(name: str, groups: Any, where: str) -> tuple[frozenset[str], ...]:
@@ -334,10 +346,7 @@ class _Parser:
     def _expand(self, toks: list[Tok], depth: int) -> list[Tok | Term]:
         if depth > 8:
             raise BadComanda("named rankings refer to each other in a circle")
-        phrases = self.vocab.phrases()
-        named = dict(self.vocab.named)
-        named[phrase_key(A_ASSO_TITLE)] = A_ASSO_READINGS[self.options["a_asso"]]
-        phrases = sorted({*phrases, phrase_key(A_ASSO_TITLE)}, key=len, reverse=True)
+        phrases, named = self.vocab.tables(self.options["a_asso"])
         out: list[Tok | Term] = []
         i = 0
         while i < len(toks):
@@ -539,20 +548,22 @@ def build(terms: list[Term], options: dict[str, str]) -> tuple[tuple[str, ...], 
         order = [g for g in order if g]
         order += [set(g) for g in groups if g]
     seen = set().union(*order) if order else set()
-    unnamed_ranks = sorted({default_rank(c) for c in CARDS if c not in seen}, reverse=base == -1)
-    bottom = [{c for c in CARDS if c not in seen and default_rank(c) == r} for r in unnamed_ranks]
+    by_rank: dict[int, set[str]] = {}
+    for c in CARDS:
+        if c not in seen:
+            by_rank.setdefault(_RANK_OF[c], set()).add(c)
+    bottom = [by_rank[r] for r in sorted(by_rank, reverse=base == -1)]
     full = bottom + order
     return tuple(tuple(sorted(g, key=_DECK_INDEX.__getitem__)) for g in full)
 
 
 def check(order: tuple[tuple[str, ...], ...]) -> None:
     """The two restrictions of §10.5; BadComanda names the one broken."""
-    cards = [c for g in order for c in g]
-    if sorted(cards) != sorted(CARDS):
+    if sum(map(len, order)) != 52 or set().union(*order) != _CARD_SET:
         raise BadComanda("restriction 2 (§10.5.2, one straight list): the ranking must hold "
                          "each of the 52 cards exactly once")
     for g in order:
-        ranks = sorted({default_rank(c) for c in g})
+        ranks = sorted({_RANK_OF[c] for c in g})
         if len(ranks) > 1:
             names = " and ".join(RANK_IDS.get(r, str(r)) for r in ranks)
             raise BadComanda(f"restriction 1 (§10.5.1, no new ties): {names} would be equal; "

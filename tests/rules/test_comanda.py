@@ -303,3 +303,18 @@ def test_parser_speed() -> None:
     rate = n / (time.perf_counter() - t0)
     print(f"comanda parser: {rate:.0f} parses/s")
     assert rate > 200
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32))
+def test_simulated_declarations_resolve_or_fail_cleanly(seed: int) -> None:
+    import random
+
+    from controller.sim.trionfetti import random_declaration
+    text = random_declaration(random.Random(seed))
+    try:
+        c = cm.parse(text, vocab=cm.load_vocabulary())
+    except BadComanda:
+        return
+    assert sorted(x for g in c.order for x in g) == sorted(cm.CARDS)
+    assert all(len({cm.default_rank(x) for x in g}) == 1 for g in c.order)
