@@ -30,7 +30,8 @@ def dumps(obj: Any) -> str:
 
 class StandIn:
     def __init__(self, port: int, table: str, game: str = "vitou", seed: int = 1, players: int | None = None,
-                 names: list[str] | None = None, host: str = "127.0.0.1") -> None:
+                 names: list[str] | None = None, host: str = "127.0.0.1", username: str = "",
+                 password: str = "") -> None:
         self.table, self.game = table, game
         self.events = simulator(game)(seed, players)
         self.players = self.events[0].get("players", players or 4)
@@ -42,6 +43,8 @@ class StandIn:
         self.last_trick: dict | None = None
         self.connected = threading.Event()
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"standin-{table}-{time.time_ns()}")
+        if username:
+            self.client.username_pw_set(username, password)
         self.client.will_set(self.topic("status"), "offline", qos=1, retain=True)
         self.client.reconnect_delay_set(0.2, 2)
         self.client.on_connect = self._on_connect

@@ -1,7 +1,9 @@
 """The TV scoreboard in real headless Chromium against a real Mosquitto (websockets)."""
 from __future__ import annotations
 
+import shutil
 import time
+from pathlib import Path
 
 from tests.web.standin import StandIn
 
@@ -123,3 +125,65 @@ def test_each_game_panel(mosquitto_factory, page):
             assert "Running totals" in panel.title() or "RUNNING TOTALS" in panel.upper()
         page.shot(f"tv-{game}")
         pub.stop()
+
+
+def test_display_account_from_config_and_wrong_password(mosquitto_factory, page, tmp_path):
+    """A password broker with docs/mqtt.md's ACL: the page logs in as the read-only display."""
+    import os
+    import subprocess
+    import tempfile
+    # mosquitto started as root drops to its own user: the files must be readable by it
+    # (pytest's tmp_path is private to root).
+    d = Path(tempfile.mkdtemp(prefix="ct-web-auth-"))
+    os.chmod(d, 0o755)
+    pw = d / "passwd"
+    subprocess.run(["mosquitto_passwd", "-b", "-c", str(pw), "display", "display"], check=True)
+    subprocess.run(["mosquitto_passwd", "-b", str(pw), "table-t9", "s3cret"], check=True)
+    acl = d / "acl"
+    acl.write_text("user display\ntopic read cardtable/v1/#\n\n"
+                   "user table-t9\ntopic readwrite cardtable/v1/tables/t9/#\n")
+    for f in (pw, acl):
+        os.chmod(f, 0o644)
+    broker = mosquitto_factory(websockets=True, password_file=pw, acl_file=acl)
+    pub = StandIn(broker.port, "t9", "vitou", seed=9, username="table-t9", password="s3cret")
+    scores, _ = next(pub.hands_iter())
+    page.server.config.update({"ws_url": ws(broker), "username": "display", "password": "display",
+                               "root": "cardtable/v1/tables/", "tables": ["t9"]})
+    page.open("index.html")
+    page.wait_scores(scores)
+    page.open("index.html?pass=wrong")
+    page.wait("return (document.body.dataset.conn || '').startsWith('refused')", what="refused")
+    assert "refused" in page.text("#status").lower()
+    pub.stop()
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def test_event_gap_waits_for_the_next_snapshot(mosquitto_factory, page):
+    """An event that skips a seq is not applied; the page waits for a state that new."""
+    import json
+
+    import paho.mqtt.client as mqtt
+    broker = mosquitto_factory(websockets=True)
+    pub = StandIn(broker.port, "gap", "vitou", seed=1)
+    scores, _ = next(pub.hands_iter())
+    page.open(f"index.html?broker={ws(broker)}&table=gap&config=0")
+    page.wait_scores(scores)
+    seq = pub.seq
+    raw = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    raw.connect("127.0.0.1", broker.port)
+    raw.loop_start()
+    base = "cardtable/v1/tables/gap/"
+    raw.publish(base + "events", json.dumps({"seq": seq + 2, "judgment": "score", "scores": [99, 99]}), qos=1).wait_for_publish()
+    page.wait("return document.body.innerText.includes('Catching up')", what="catching up")
+    assert page.scores() == [str(s) for s in scores]          # the gapped event was not applied
+    old = dict(pub.state(), seq=seq - 1, scores=[77, 77])       # an older state is ignored
+    raw.publish(base + "state", json.dumps(old), qos=1).wait_for_publish()
+    time.sleep(0.3)
+    assert page.scores() == [str(s) for s in scores]
+    pub.next()
+    pub.next()                                                  # seq + 2 arrives as a state
+    page.wait(f"return document.body.dataset.seq === '{pub.seq}' && !document.body.innerText.includes('Catching up')",
+              what="resynced")
+    raw.loop_stop()
+    raw.disconnect()
+    pub.stop()

@@ -62,6 +62,7 @@
       this.pid = 1;
       this.stopped = false;
       this.timers = {};
+      this.refused = null;
     }
 
     start() { this.stopped = false; this._open(); }
@@ -79,7 +80,7 @@
 
     _open() {
       this._clearTimers();
-      this.onState("connecting");
+      this.onState(this.refused || "connecting");
       let ws;
       try {
         ws = new WebSocket(this.url, ["mqtt"]);
@@ -97,7 +98,8 @@
         if (this.ws !== ws) return;
         this.ws = null;
         this._clearTimers();
-        this.onState("disconnected");
+        // A refusal stays on show while we keep retrying (someone may fix the account).
+        this.onState(this.refused || "disconnected");
         if (!this.stopped) this._retry();
       };
       // A broker that accepts TCP but never answers must not hang us.
@@ -157,11 +159,13 @@
         clearTimeout(this.timers.connack);
         const rc = body[1];
         if (rc !== 0) {
-          this.onState("refused: " + (REFUSED[rc] || rc));
+          this.refused = "refused: " + (REFUSED[rc] || rc);
+          this.onState(this.refused);
           try { this.ws.close(); } catch (e) { /* */ }
           return;
         }
         this.backoff = this.minBackoff;
+        this.refused = null;
         this.onState("connected");
         this._subscribe();
         this._startPing();
