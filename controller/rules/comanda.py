@@ -225,6 +225,7 @@ class Vocabulary:
     nicknames: dict[tuple[str, ...], tuple[frozenset[str], ...]] = field(default_factory=dict)
     named: dict[tuple[str, ...], str] = field(default_factory=dict)
     source: str = "built-in"
+    labels: dict[tuple[str, ...], str] = field(default_factory=dict)   # key -> name as written
     _tables: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def phrases(self) -> list[tuple[str, ...]]:
@@ -261,7 +262,8 @@ def build_vocabulary(nicknames: dict[str, Any], named: dict[str, str], source: s
         if not isinstance(v, str):
             raise BadComanda(f"{source}: named ranking {k!r} must be a declaration string")
         nm[phrase_key(k)] = v
-    return Vocabulary(nick, nm, source)
+    labels = {phrase_key(k): k for k in (*nicknames, *named)}
+    return Vocabulary(nick, nm, source, labels)
 
 
 BUILTIN = build_vocabulary(BUILTIN_NICKNAMES, BUILTIN_NAMED, "built-in")
@@ -303,7 +305,8 @@ def _load_file(path: str, _mtime: int) -> Vocabulary:
         raise BadComanda(f"comanda config {path}: unknown section(s) {', '.join(unknown)} "
                          "(known: nicknames, named)")
     club = build_vocabulary(data.get("nicknames", {}), data.get("named", {}), path)
-    return Vocabulary({**BUILTIN.nicknames, **club.nicknames}, {**BUILTIN.named, **club.named}, path)
+    return Vocabulary({**BUILTIN.nicknames, **club.nicknames}, {**BUILTIN.named, **club.named}, path,
+                      {**BUILTIN.labels, **club.labels})
 
 
 # ----- terms and the building algorithm -----------------------------------------------------
@@ -621,10 +624,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.list:
             for num, title in CATALOGUE:
                 print(f"#{num:<3} {title}")
+            name = lambda key: vocab.labels.get(key, " ".join(key))  # noqa: E731
+            print("named rankings:")
             for key, text in sorted(vocab.named.items()):
-                print(f"     {' '.join(key)} = {text}")
+                print(f"  {name(key)} = {text}")
+            print("nicknames (lowest first):")
             for key in sorted(vocab.nicknames):
-                print(f"     {' '.join(key)}: " + " < ".join("=".join(sorted(g)) for g in vocab.nicknames[key]))
+                print(f"  {name(key)}: " + " < ".join("=".join(sorted(g)) for g in vocab.nicknames[key]))
             return 0
         text = " ".join(args.text)
         result = parse(text, opts, vocab)
