@@ -40,13 +40,20 @@ def _detector() -> cv2.aruco.ArucoDetector:
 def find_markers(image_bgr: np.ndarray) -> dict[int, np.ndarray]:
     """Table markers seen in the image: id -> (4, 2) corner pixels (only ids 0-3, first of each)."""
     grey = image_bgr if image_bgr.ndim == 2 else cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
-    corners, ids, _ = _detector().detectMarkers(grey)
     found: dict[int, np.ndarray] = {}
-    if ids is None:
-        return found
-    for quad, mid in zip(corners, ids.ravel()):
-        if int(mid) in MARKER_IDS and int(mid) not in found:
-            found[int(mid)] = quad.reshape(4, 2).astype(np.float32)
+    detector = _detector()
+    # glare, blur and sensor noise each defeat the plain detector now and then; a smoothed and a
+    # contrast-equalised look usually find what it missed (calibration is not time-critical)
+    variants = (lambda g: g, lambda g: cv2.GaussianBlur(g, (3, 3), 0),
+                lambda g: cv2.createCLAHE(2.0, (8, 8)).apply(g))
+    for variant in variants:
+        corners, ids, _ = detector.detectMarkers(variant(grey))
+        if ids is not None:
+            for quad, mid in zip(corners, ids.ravel()):
+                if int(mid) in MARKER_IDS and int(mid) not in found:
+                    found[int(mid)] = quad.reshape(4, 2).astype(np.float32)
+        if len(found) == len(MARKER_IDS):
+            break
     return found
 
 

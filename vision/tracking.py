@@ -125,6 +125,8 @@ class TableWatcher:
         self.last_events: list[CardEvent] = []
         self.last_regions: list[Region] = []
         short, long_ = calibration.card_px
+        self.card_px = (short, long_)
+        self._sizes: list[tuple[float, float]] = []
         self.card_long = long_
         self.card_area_small = max(4.0, short * long_ / (self.change.sx * self.change.sy))
 
@@ -343,7 +345,7 @@ class TableWatcher:
         (cx, cy), (w, h), ang = cv2.minAreaRect(c)
         box_area = max(w * h, 1e-6)
         short, long_ = sorted((w, h))
-        ratio = (long_ / max(short, 1e-6)) / (self.calibration.card_px[1] / self.calibration.card_px[0])
+        ratio = (long_ / max(short, 1e-6)) / (self.card_px[1] / self.card_px[0])
         size = box_area / self.card_area_small
         fill = cv2.contourArea(c) / box_area
         if 0.6 < size < 1.6 and 0.75 < ratio < 1.33 and fill > 0.8:
@@ -351,7 +353,23 @@ class TableWatcher:
             return box * [self.change.sx, self.change.sy]
         return None
 
+    def _learn_card_size(self, quad: np.ndarray) -> None:
+        """Cards seen tell the real card size in pixels (the table config's mm may be rough, or
+        absent): a running median of the last cards placed."""
+        q = np.asarray(quad, np.float32)
+        sides = sorted([float(np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[3] - q[2])) / 2,
+                        float(np.linalg.norm(q[2] - q[1]) + np.linalg.norm(q[0] - q[3])) / 2])
+        self._sizes.append(tuple(sides))
+        del self._sizes[:-9]
+        short = float(np.median([s for s, _ in self._sizes]))
+        long_ = float(np.median([l for _, l in self._sizes]))
+        self.card_px = (short, long_)
+        self.card_long = long_
+        self.card_area_small = max(4.0, short * long_ / (self.change.sx * self.change.sy))
+
     def _add(self, d, seat: int | None, idx: int, card: str | None) -> None:
+        if card is not None and d.confidence >= 0.5:
+            self._learn_card_size(d.quad)
         self.cards.append(TrackedCard(next(self._seq), card, bool(d.face_up), seat,
                                       np.asarray(d.quad, np.float32), float(d.confidence), idx))
 
