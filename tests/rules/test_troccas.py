@@ -807,3 +807,28 @@ def test_cli_full_generated_hands_every_table_size(tmp_path) -> None:
         out = [json.loads(x) for x in done.stdout.splitlines()]
         assert done.returncode == 0 and "error" not in kinds(out)
         assert sum(only(out, "hand")["card_points"]) == (78 if players == 3 else 127 if players == 5 else 72)
+
+
+# ----- the golden transcripts, checked against the independent count ---------------------------
+GOLDEN = __import__("pathlib").Path(__file__).resolve().parents[1] / "golden" / "troccas"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in GOLDEN.glob("whole-*.jsonl")
+                                        if not p.name.endswith(".expected.jsonl")))
+def test_golden_whole_hands_agree_with_the_independent_count(name: str) -> None:
+    events = [json.loads(x) for x in (GOLDEN / name).read_text().splitlines()]
+    expected = [json.loads(x) for x in (GOLDEN / name.replace(".jsonl", ".expected.jsonl")).read_text().splitlines()]
+    players = events[0].get("players", 4)
+    custom = events[0].get("options", {}).get("three_player_count", "singly" if players == 5 else "threes")
+    for j in expected:
+        if j["judgment"] == "trick":
+            assert _winner([[c["seat"], c["card"]] for c in j["cards"]]) == j["winner"], j
+    hands = [j for j in expected if j["judgment"] == "hand"]
+    assert hands and "error" not in kinds(expected)
+    begin, dealer = 1, events[0]["dealer"]
+    for h in hands:
+        seg = events[begin:h["after"] + 1]
+        if any(e["event"] == "redeal" for e in seg):
+            seg = seg[max(i for i, e in enumerate(seg) if e["event"] == "redeal") + 1:]
+        assert h["card_points"] == independent_count([{"event": "start", "dealer": dealer}] + seg, players, custom)
+        begin, dealer = h["after"] + 1, (dealer + 1) % players
