@@ -297,6 +297,7 @@ class Troccas(Game):
         self.kj_pending: int | None = None              # holder who must take a card back
         self.boub: dict[str, Any] | None = None         # the trick just won may be called on
         self._kj_holder: int | None = None              # king + jack in the trick in play
+        self.boub_unanswered: list[dict[str, Any]] = []  # boub calls nobody swapped for
 
     # ----- who may do what --------------------------------------------------------------
     def to_act(self) -> tuple[int, list[str]] | None:
@@ -376,8 +377,9 @@ class Troccas(Game):
             raise DuplicateCard(f"{card} is in the scart")
         out: list[Judgment] = []
         if not self.current and not amend:
-            self.boub = None          # the next lead closes the boub window
+            self._close_boub()        # the next lead closes the boub window
         out += self._check_revoke(seat, card, "played")
+        out += self._check_boub_missed(seat, card)
         if amend:
             return out + self._add_king_jack(seat, card)
         if self.current and card != FOOL:
@@ -586,6 +588,29 @@ class Troccas(Game):
         return [self.score_judgment(), *self.turn_judgments()]
 
     # ----- obligations seen after the fact ------------------------------------------------
+    def _close_boub(self) -> None:
+        """A boub call that nobody answered with a swap: remember who could have owed the jack."""
+        b = self.boub
+        self.boub = None
+        if b is None or b["call"] is None or b["swapped"] is not None:
+            return
+        x = b["suit"]
+        t = self.tricks[b["trick"] - 1]
+        exempt = {f"{x}/queen", f"{x}/knight"} if b["call"] == "boub_sche" else set()
+        owing = sorted({s for s, c in t["cards"] if s != b["caller"] and c != FOOL and c not in exempt})
+        self.boub_unanswered.append({"suit": x, "trick": b["trick"], "seats": owing})
+
+    def _check_boub_missed(self, seat: int, card: str) -> list[Judgment]:
+        """The jack of a suit called *boub* turns up later from a seat that should have swapped it."""
+        for u in self.boub_unanswered:
+            if card == f"{u['suit']}/jack" and seat in u["seats"]:
+                self.boub_unanswered.remove(u)
+                return [judgment("alert", code="boub_missed", seat=seat,
+                                 message=f"seat {seat} played {card} in trick {len(self.tricks) + 1} "
+                                         f"but did not swap it in after the boub call on trick "
+                                         f"{u['trick']} (§6.2.3)")]
+        return []
+
     def _mark_voids(self, seat: int, card: str, led: str | None) -> None:
         """§5.2: a card off the led suit shows a void; a plain card off it shows no trumps either."""
         if led is None or (len(self.current) == 1 and self.current[0][1] == FOOL):

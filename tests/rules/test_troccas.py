@@ -832,3 +832,22 @@ def test_golden_whole_hands_agree_with_the_independent_count(name: str) -> None:
             seg = seg[max(i for i, e in enumerate(seg) if e["event"] == "redeal") + 1:]
         assert h["card_points"] == independent_count([{"event": "start", "dealer": dealer}] + seg, players, custom)
         begin, dealer = h["after"] + 1, (dealer + 1) % players
+
+
+def test_boub_missed_swap_is_flagged_when_the_jack_turns_up() -> None:
+    ref = new()
+    trick(ref, "cups/5", "cups/king", "cups/9", "cups/2")
+    ok(ref, event="call", seat=P2, call="boub")
+    play(ref, (P2, "coins/3"), (P3, "coins/4"), (D, "coins/5"), (P1, "coins/6"))   # nobody swapped
+    out = play(ref, (P2, "swords/2"), (P3, "swords/3"), (D, "cups/jack"))
+    [a] = alerts(out, "boub_missed")
+    assert a["seat"] == D and "trick 1" in a["message"] and "trick 3" in a["message"]
+
+
+def test_boub_sche_queen_holder_keeps_the_jack_without_alert() -> None:
+    ref = new()
+    trick(ref, "cups/5", "cups/king", "cups/9", "cups/queen")
+    ok(ref, event="call", seat=P2, call="boub_sche")
+    play(ref, (P2, "coins/3"), (P3, "coins/4"), (D, "coins/5"), (P1, "coins/6"))
+    out = play(ref, (P2, "swords/2"), (P3, "swords/3"), (D, "cups/jack"))
+    assert alerts(out, "boub_missed") == []
