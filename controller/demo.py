@@ -1,0 +1,509 @@
+"""``cardtable demo``: a whole simulated match through the real product.
+
+Simple legal-playing bots (``controller.sim``) decide what happens; the demo is the room
+they play in: it *renders camera frames* of each card being put down (a hand reaching in,
+then the card lying still), and the real pipeline does the rest: Vision II's
+``TableWatcher`` with the Vision I recogniser finds and identifies the card, the table loop
+journals and judges it, gpiozero ``MockFactory`` LEDs light up, and everything goes out over
+the real MQTT path (an embedded broker unless ``--mqtt``). Calls and answers are made by
+pressing the seat's (mock) button like a player would; what has no button goes through
+``cmd/event`` as the referee's tablet would. A card the camera is unsure of is confirmed by
+the demo's "referee" over MQTT (``cmd/confirm``), exactly as in a club.
+
+Killed and started again on the same ``--journal``, it resumes the match where the journal
+ends (the reliability tests do this at random moments).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+import uuid
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+FPS = 30.0
+SIZE = (960, 540)
+MARGIN = 36
+MARKER_PX = 44
+BUTTON_PINS = [17, 27, 22, 23, 16, 20]
+LED_PINS = [5, 6, 13, 19, 26, 21]
+STATUS_PINS = {"ok": 24, "confirm": 25, "fault": 12}
+
+
+class DemoError(RuntimeError):
+    """The demo cannot go on (one-line message)."""
+
+
+class FakeClock:
+    """Simulated time: 1/30 s per camera frame, whatever the wall clock does."""
+
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+    def advance(self, dt: float) -> None:
+        self.t += dt
+
+
+@dataclass(frozen=True)
+class _Frame:
+    index: int
+    image: np.ndarray
+    t: float
+
+
+class ScriptedCamera:
+    """A frame source fed by the demo: the frames the room's camera would see."""
+
+    status = "ok"
+    finished = False
+    message = ""
+
+    def __init__(self, clock: FakeClock) -> None:
+        self.clock = clock
+        self.frames: deque[np.ndarray] = deque()
+        self.index = 0
+
+    def push(self, image: np.ndarray, n: int = 1) -> None:
+        self.frames.extend([image] * n)
+
+    def read(self) -> _Frame | None:
+        if not self.frames:
+            return None
+        f = _Frame(self.index, self.frames.popleft(), self.clock())
+        self.index += 1
+        return f
+
+    def close(self) -> None:
+        self.finished = True
+
+
+class Room:
+    """The physical table seen from above: cards lying on it, rendered as camera frames."""
+
+    def __init__(self, deck_id: str, clockwise: bool, players: int, seed: int) -> None:
+        from vision.calibration import calibrate, paste_markers
+        from vision.synthetic import synthetic_profile
+
+        self.profile = synthetic_profile(deck_id)
+        self.seed = seed
+        self._paste = paste_markers
+        w, h = SIZE
+        self.corners = np.array([[MARGIN, MARGIN], [w - MARGIN, MARGIN], [w - MARGIN, h - MARGIN],
+                                 [MARGIN, h - MARGIN]], np.float32)
+        self.cards: list[tuple[int, Any]] = []       # (seat, Placement), bottom first
+        empty = self.frame()
+        self.calibration = calibrate(empty, clockwise=clockwise)
+        self.spots = []
+        centre = self.corners.mean(axis=0)
+        for poly in self.calibration.zones.seats[:players]:
+            c = np.asarray(poly, np.float32).mean(axis=0)
+            self.spots.append(tuple(centre + 0.9 * (c - centre)))
+        self._rng = np.random.default_rng(seed)
+
+    def frame(self, hand_seat: int | None = None) -> np.ndarray:
+        from vision.synthetic.render import HandOptions, render_scene
+
+        hand = None
+        if hand_seat is not None and self.cards:
+            hand = HandOptions(tip_xy=tuple(float(v) for v in self.cards[-1][1].centre_xy), width=70.0)
+        scene = render_scene(self.profile, [p for _, p in self.cards], size=SIZE, table="wood",
+                             seed=self.seed, hand=hand)
+        return self._paste(scene.image, self.corners, MARKER_PX)
+
+    def put(self, seat: int, card: str | None, face_up: bool = True) -> None:
+        from vision.synthetic.render import Placement
+
+        x, y = self.spots[seat]
+        jitter = self._rng.normal(0, 6, 2)
+        angle = float(self._rng.uniform(-25, 25)) + (90.0 if seat % 2 else 0.0)
+        self.cards.append((seat, Placement(card, (float(x + jitter[0]), float(y + jitter[1])), angle, face_up)))
+
+    def clear(self) -> None:
+        self.cards = []
+
+
+def demo_config(game: str, table_id: str, dealer: int, players: int | None, journal: str, mqtt_url: str,
+                web_port: int):
+    from controller.config import parse_config
+
+    n = players or 4
+    return parse_config({
+        "table": {"id": table_id, "name": f"Demo table {table_id[-1]}"},
+        "game": {"name": game, "dealer": dealer, **({"players": players} if players else {})},
+        "seats": [{"name": nm, "position": pos} for nm, pos in
+                  zip(["Anna", "Bruno", "Carla", "Dario", "Elsa", "Fabio"][:n], ["south", "west", "north", "east", None, None])],
+        "camera": {"source": "none", "still_frames": 5, "min_confidence": 0.6},
+        "gpio": {"enabled": True, "factory": "mock", "turn_leds": LED_PINS[:n], "buttons": BUTTON_PINS[:n],
+                 "status": STATUS_PINS},
+        "mqtt": {"url": mqtt_url},
+        "journal": {"path": journal},
+        "web": {"port": web_port},
+    }, "<demo>")
+
+
+class Referee:
+    """The human referee's tablet, as an MQTT client with the referee role."""
+
+    def __init__(self, url: str) -> None:
+        import paho.mqtt.client as mqtt
+
+        from controller.mqtt import parse_url
+
+        scheme, host, port, path = parse_url(url)
+        from urllib.parse import urlparse
+
+        u = urlparse(url)
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"demo-referee-{uuid.uuid4().hex[:6]}",
+                                  transport="websockets" if scheme.startswith("ws") else "tcp")
+        if u.username:
+            self.client.username_pw_set(u.username, u.password)
+        self.results: dict[str, dict] = {}
+        self.client.on_message = self._on_message
+        self.client.connect(host, port)
+        self.client.subscribe("cardtable/v1/tables/+/cmd_result", qos=1)
+        self.client.loop_start()
+
+    def _on_message(self, client, userdata, msg) -> None:
+        try:
+            r = json.loads(msg.payload)
+            self.results[str(r.get("id"))] = r
+        except ValueError:
+            pass
+
+    def send(self, table_id: str, verb: str, payload: dict) -> str:
+        cid = uuid.uuid4().hex
+        self.client.publish(f"cardtable/v1/tables/{table_id}/cmd/{verb}", json.dumps({"id": cid, **payload}), qos=1)
+        return cid
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+class TableDriver:
+    """One table of the demo: the script, the room, the runtime; :meth:`run` yields per frame."""
+
+    def __init__(self, rt, room: Room, camera: ScriptedCamera, clock: FakeClock, script: list[dict],
+                 referee: Referee, still_frames: int, pace) -> None:
+        self.rt, self.room, self.camera, self.clock = rt, room, camera, clock
+        self.script, self.referee, self.still = script, referee, still_frames
+        self.pace = pace
+        self.table = rt.table
+        self.panel = rt.table.panels[0]
+        self.done = 0
+        self.hand_lines: list[str] = []
+
+    @property
+    def accepted(self) -> int:
+        ref = self.table.ts.referee
+        return len(ref.accepted) if ref.game is not None else 0
+
+    def _frames(self) -> Iterator[None]:
+        while self.camera.frames:
+            self.table.step()
+            self.clock.advance(1 / FPS)
+            yield
+        self.table.step()
+
+    def _wait(self, until, seconds: float = 10.0) -> Iterator[None]:
+        deadline = time.monotonic() + seconds
+        while not until():
+            if time.monotonic() > deadline:
+                raise DemoError("the table did not answer in time (is the MQTT broker reachable?)")
+            self.table.step()
+            self.clock.advance(1 / FPS)
+            time.sleep(0.002)
+            yield
+
+    def _confirm_pending(self, want: dict | None) -> Iterator[None]:
+        """The referee confirms (or corrects) what the seat's blinking LED asks about."""
+        p = self.table.ts.pending
+        assert p is not None
+        payload: dict[str, Any] = {}
+        if want and want.get("event") == "card" and want.get("card"):
+            payload = {"card": want["card"], "seat": want["seat"]}
+            verb = "confirm"
+        elif p.get("card"):
+            verb = "confirm"
+        else:
+            verb = "reject"
+        cid = self.referee.send(self.table.ts.table_id, verb, payload)
+        yield from self._wait(lambda: cid in self.referee.results)
+
+    def _settle_room(self) -> Iterator[None]:
+        """Players gather a finished trick (or a hand ended): the cards leave the table."""
+        snap = self.table.ts.snapshot() or {}
+        on_table = (snap.get("detail") or {}).get("current_trick") or []
+        if self.room.cards and not on_table:
+            self.room.clear()
+            self.camera.push(self.room.frame(), self.still + 3)
+            yield from self._frames()
+
+    def resume(self) -> None:
+        """Put back on the room's table the cards the journal says lie there."""
+        snap = self.table.ts.snapshot() or {}
+        for c in (snap.get("detail") or {}).get("current_trick") or []:
+            self.room.put(c["seat"], c.get("card"), c.get("card") is not None)
+        self.camera.push(self.room.frame(), 2)
+
+    def run(self) -> Iterator[None]:
+        from controller.buttons import press_for
+
+        ref = self.table.ts.referee
+        first, want = (ref.accepted[0].raw if ref.accepted else {}), self.script[0]
+        if any(first.get(k) != want.get(k) for k in ("game", "dealer", "options")):
+            raise DemoError("this journal holds another match; give a new --journal")
+        self.resume()
+        yield from self._frames()
+        while True:
+            i = self.accepted
+            self.done = i
+            if self.table.ts.pending is not None:
+                yield from self._confirm_pending(self.script[i] if i < len(self.script) else None)
+                yield from self._settle_room()
+                continue
+            if i >= len(self.script):
+                return
+            ev = self.script[i]
+            if ev["event"] == "card":
+                self.room.put(ev["seat"], ev.get("card"), not ev.get("face_down", False))
+                self.camera.push(self.room.frame(hand_seat=ev["seat"]), 2)
+                self.camera.push(self.room.frame(), self.still + 2)
+                yield from self._frames()
+                tries = 0
+                while self.accepted == i and self.table.ts.pending is None and tries < 3:
+                    self.camera.push(self.room.frame(), self.still + 2)   # let the camera look again
+                    yield from self._frames()
+                    tries += 1
+                if self.accepted == i and self.table.ts.pending is None:
+                    raise DemoError(f"the camera never reported seat {ev['seat']}'s {ev.get('card')}")
+            else:
+                press = press_for(self.table.ts.game_name(), self.table.ts.snapshot(), ev)
+                if press is not None:
+                    pin = self.panel.buttons[press.seat].pin
+                    pin.drive_low()
+                    self.clock.advance(1.2 if press.kind == "long" else 0.15)
+                    pin.drive_high()
+                    self.table.step()
+                    yield
+                else:
+                    cid = self.referee.send(self.table.ts.table_id, "event", {"event": ev})
+                    yield from self._wait(lambda: cid in self.referee.results)
+                if self.accepted == i:
+                    raise DemoError(f"the table refused {json.dumps(ev)}")
+            if self.accepted > i:
+                yield from self._settle_room()
+
+
+# ----- the terminal -------------------------------------------------------------------------
+def bar(done: int, total: int, width: int = 30) -> str:
+    frac = done / total if total else 1.0
+    full = int(frac * width)
+    return "[" + "#" * full + "." * (width - full) + f"] {100 * frac:5.1f}%"
+
+
+def board_lines(driver: TableDriver) -> list[str]:
+    ts = driver.table.ts
+    snap = ts.snapshot() or {}
+    names = ts.names
+    d = snap.get("detail") or {}
+    lines = [f"table {ts.table_id} · {snap.get('game')} · seq {ts.seq} · status {ts.status}"]
+    n = snap.get("players", len(names))
+    if n == 4:
+        lines.append(f"  {names[0]} & {names[2]}: {snap.get('scores', [0, 0])[0]:>3}    "
+                     f"{names[1]} & {names[3]}: {snap.get('scores', [0, 0])[1]:>3}    games {d.get('games', '')}")
+    else:
+        lines.append("  " + "  ".join(f"{nm}: {s}" for nm, s in zip(names, snap.get("scores", []))))
+    turn = snap.get("turn") or {}
+    trick = ", ".join(f"{names[c['seat']]} {c.get('card') or '▯'}" for c in d.get("current_trick", []))
+    lines.append(f"  hand {d.get('hand', '-')} trick {d.get('trick', '-')} stake {d.get('stake', '-')}: {trick}")
+    lt = ts.last_trick
+    if lt:
+        won = names[lt['winner']] if lt.get("winner") is not None else "tied"
+        lines.append(f"  last trick → {won}: " + ", ".join(str(c.get("card")) for c in lt["cards"]))
+    if turn:
+        lines.append(f"  to act: {names[turn['seat']]} ({'/'.join(turn['expects'])})")
+    if ts.pending:
+        lines.append(f"  ? confirm seat {ts.pending['seat']}: {ts.pending.get('card')} ({ts.pending.get('reason')})")
+    leds = "".join("●" if l.is_lit else "○" for l in driver.panel.turn_leds)
+    lines.append(f"  LEDs {leds}  status {'/'.join(k for k, l in driver.panel.status_leds.items() if l.is_lit) or '-'}")
+    lines.append("  " + bar(driver.done, len(driver.script)))
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="cardtable demo", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--game", default="vitou", choices=("vitou", "truco", "trionfetti", "troccas"))
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--speed", type=float, default=4.0, help="times real time (0: as fast as possible)")
+    ap.add_argument("--headless", action="store_true", help="no live scoreboard; exit when the match ends")
+    ap.add_argument("--mqtt", default="", help="broker URL (default: start an embedded broker)")
+    ap.add_argument("--tables", type=int, default=1, help="run N tables at once (club dashboard)")
+    ap.add_argument("--journal", help="journal file (one table); resumes the match if it exists")
+    ap.add_argument("--journal-dir", default="demo-journals", help="where new journals go")
+    ap.add_argument("--web-port", type=int, default=8080, help="web scoreboard port (0: none)")
+    ap.add_argument("--linger", type=float, default=None,
+                    help="seconds to keep serving after the match (default: until Ctrl-C, 0 when headless)")
+    args = ap.parse_args(argv)
+    if args.tables < 1 or (args.journal and args.tables != 1):
+        print("cardtable demo: --journal needs --tables 1", file=sys.stderr)
+        return 2
+    try:
+        return _run(args)
+    except DemoError as exc:
+        print(f"cardtable demo: {exc}", file=sys.stderr)
+        return 1
+    except KeyError as exc:
+        print(f"cardtable demo: {exc.args[0]} is not available yet in this installation", file=sys.stderr)
+        return 2
+
+
+def _run(args) -> int:
+    from controller.broker import BrokerError, EmbeddedBroker
+    from controller.camera import VisionInput, make_watcher
+    from controller.leds import from_config as leds_from_config
+    from controller.rules import find_game
+    from controller.runtime import Runtime, RuntimeError_
+    from controller.sim import simulator
+
+    try:
+        sim = simulator(args.game)
+        cls = find_game(args.game)
+    except (ImportError, KeyError) as exc:
+        raise DemoError(f"{args.game} is not available yet in this installation ({exc})") from None
+    broker = None
+    mqtt_url = args.mqtt
+    if not mqtt_url:
+        try:
+            broker = EmbeddedBroker().start()
+        except BrokerError as exc:
+            raise DemoError(str(exc)) from None
+        mqtt_url = broker.url
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    ids = [f"demo{i + 1}" for i in range(args.tables)]
+    drivers: list[TableDriver] = []
+    runtimes = []
+    referee = Referee(mqtt_url)
+    from vision.recognise import Recogniser
+
+    try:
+        for i, tid in enumerate(ids):
+            script = sim(args.seed + i)
+            start = script[0]
+            journal = args.journal or str(Path(args.journal_dir) / f"{tid}-{args.game}-s{args.seed + i}-{stamp}.journal")
+            cfg = demo_config(args.game, tid, start["dealer"], start.get("players"), journal, mqtt_url,
+                              args.web_port if i == 0 else 0)
+            clock = FakeClock()
+            room = Room(cls.deck_id, cls.clockwise, cfg.players, seed=args.seed + i)
+            camera = ScriptedCamera(clock)
+            from gpiozero.pins.mock import MockFactory
+
+            panel = leds_from_config(cfg.gpio, cfg.players, clock, pin_factory=MockFactory())
+            rt = Runtime(cfg, mqtt_url=mqtt_url, clock=clock, panels=[panel], broker=broker, web=(i == 0),
+                         table_ids=ids, vision=VisionInput(camera, None))
+            rt.broker_owned = False
+            try:
+                rt.start()
+            except RuntimeError_ as exc:
+                raise DemoError(str(exc)) from None
+            if not rt.table.link.wait_connected(10):
+                raise DemoError(f"cannot reach the MQTT broker at {mqtt_url}")
+            rt.table.vision = VisionInput(camera, make_watcher(room.calibration, Recogniser(room.profile),
+                                                               rt.table.ts.candidates, cfg.camera.still_frames))
+            runtimes.append(rt)
+            drivers.append(TableDriver(rt, room, camera, clock, script, referee, cfg.camera.still_frames, None))
+        web_url = runtimes[0].web.url if runtimes[0].web is not None else None
+        _play(drivers, args)
+    finally:
+        pass
+    # the end: what to look at
+    for d in drivers:
+        ts = d.table.ts
+        snap = ts.snapshot() or {}
+        names = ts.names
+        sc = snap.get("scores", [])
+        who = snap.get("match_winner")
+        if len(names) == 4 and len(sc) == 2:
+            score = f"{names[0]} & {names[2]} {sc[0]} – {sc[1]} {names[1]} & {names[3]}"
+            winner = f"{names[who]} & {names[who + 2]}" if isinstance(who, int) else "nobody"
+        else:
+            score = ", ".join(f"{n} {s}" for n, s in zip(names, sc))
+            winner = names[who] if isinstance(who, int) else "nobody"
+        print(f"{ts.table_id}: final score {score}; match won by {winner} (seq {ts.seq})")
+        print(f"{ts.table_id}: journal {d.rt.journal_path}  (cardtable export {d.rt.journal_path})")
+    print(f"MQTT: {mqtt_url}" + (" (embedded)" if broker else "") + f" · topics cardtable/v1/tables/{ids[0]}/#")
+    if web_url:
+        print(f"web scoreboard: {web_url}")
+    linger = args.linger if args.linger is not None else (0 if args.headless else None)
+    try:
+        if linger is None:
+            print("serving the scoreboard; Ctrl-C to stop", flush=True)
+            while True:
+                time.sleep(3600)
+        elif linger > 0:
+            time.sleep(linger)
+    except KeyboardInterrupt:
+        pass
+    referee.close()
+    for rt in runtimes:
+        rt.broker = None
+        rt.close()
+    if broker is not None:
+        broker.stop()
+    return 0
+
+
+def _play(drivers: list[TableDriver], args) -> None:
+    runs = [(d, d.run()) for d in drivers]
+    frame_wall = (1 / FPS) / args.speed if args.speed > 0 else 0.0
+    next_t = time.monotonic()
+    last_draw = 0.0
+    seen_hands = {d.table.ts.table_id: len(d.table.ts.hands) for d in drivers}
+    live = not args.headless and sys.stdout.isatty()
+    while runs:
+        for item in list(runs):
+            d, gen = item
+            try:
+                next(gen)
+            except StopIteration:
+                runs.remove(item)
+        if frame_wall:
+            next_t += frame_wall
+            delay = next_t - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            else:
+                next_t = time.monotonic()
+        now = time.monotonic()
+        if live and now - last_draw > 0.1:
+            last_draw = now
+            lines = []
+            for d in drivers:
+                lines += board_lines(d) + [""]
+            sys.stdout.write("\x1b[H\x1b[J" + "\n".join(lines) + "\n")
+            sys.stdout.flush()
+        elif not live:
+            for d in drivers:
+                ts = d.table.ts
+                while seen_hands[ts.table_id] < len(ts.hands):
+                    h = ts.hands[seen_hands[ts.table_id]]
+                    seen_hands[ts.table_id] += 1
+                    snap = ts.snapshot() or {}
+                    print(f"{ts.table_id} hand {h['hand']:>2}: winner {h['winner']} +{h['points']} ({h['reason']})"
+                          f"  score {snap.get('scores')}  {bar(d.accepted, len(d.script), 20)}", flush=True)
+    if live:
+        lines = []
+        for d in drivers:
+            d.done = d.accepted
+            lines += board_lines(d) + [""]
+        sys.stdout.write("\x1b[H\x1b[J" + "\n".join(lines) + "\n")

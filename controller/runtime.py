@@ -1,0 +1,104 @@
+"""Wiring a table from its config: broker, MQTT link, panels, camera, web, journal.
+
+``cardtable run`` and ``cardtable demo`` share this, so the demo is the product with
+simulated edges, not a separate program. Each edge is chosen by config (gpiozero pin
+factory, board URL, camera source, broker URL); the table loop never learns which.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from controller.journal import Journal
+from controller.table import Table, build_link, build_panels, meta_for
+
+
+class RuntimeError_(RuntimeError):
+    """A part of the table could not be started (one-line message)."""
+
+
+class Runtime:
+    def __init__(self, cfg, *, journal: str | None = None, mqtt_url: str | None = None,
+                 clock: Callable[[], float] = time.monotonic, vision: Any = None, panels: list | None = None,
+                 broker: Any = None, web: bool = True, table_ids: list[str] | None = None) -> None:
+        self.cfg = cfg
+        self.clock = clock
+        self.journal_path = journal or cfg.journal.path
+        self.mqtt_url = mqtt_url if mqtt_url is not None else cfg.mqtt.url
+        self.broker = broker
+        self.want_web = web
+        self.web = None
+        self._vision = vision
+        self._panels = panels
+        self.table_ids = table_ids or [cfg.table.id]
+        self.table: Table
+
+    def start(self) -> None:
+        from controller.broker import BrokerError, EmbeddedBroker
+
+        if not self.mqtt_url and self.broker is None:
+            try:
+                m = self.cfg.mqtt
+                self.broker = EmbeddedBroker(m.embedded_host, m.embedded_port, m.embedded_ws_port).start()
+            except BrokerError as exc:
+                raise RuntimeError_(str(exc)) from None
+        if self.broker is not None and not self.mqtt_url:
+            self.mqtt_url = self.broker.url
+        link = build_link(self.cfg, self.mqtt_url)
+        panels = self._panels if self._panels is not None else build_panels(self.cfg, self.clock)
+        table = Table(Journal(self.journal_path), link, table_id=self.cfg.table.id, names=self.cfg.names(),
+                      start_event=self.cfg.start_event(), meta=meta_for(self.cfg), panels=panels,
+                      vision=None, min_confidence=self.cfg.camera.min_confidence, clock=self.clock)
+        if self._vision is None:
+            from controller.camera import CameraError, from_config
+
+            try:
+                self._vision = from_config(self.cfg.camera, table.ts.candidates)
+            except CameraError as exc:
+                raise RuntimeError_(str(exc)) from None
+        table.vision = self._vision
+        self.table = table
+        link.start()
+        table.open()
+        if self.want_web and self.cfg.web.port:
+            self.start_web()
+
+    def start_web(self) -> None:
+        from controller.web.server import WebServer, broker_config
+
+        ws = self.ws_url()
+        m = self.cfg.mqtt
+        try:
+            self.web = WebServer(self.cfg.web.port, broker_config(ws, m.display_username, m.display_password,
+                                                                   self.table_ids, self.cfg.web.public_ws_url),
+                                 host=self.cfg.web.host).start()
+        except OSError:
+            self.web = WebServer(0, broker_config(ws, m.display_username, m.display_password, self.table_ids,
+                                                  self.cfg.web.public_ws_url), host=self.cfg.web.host).start()
+
+    def ws_url(self) -> str:
+        if self.broker is not None:
+            return self.broker.ws_url
+        from urllib.parse import urlparse
+
+        u = urlparse(self.mqtt_url or "")
+        if u.scheme in ("ws", "wss"):
+            return self.mqtt_url
+        return f"ws://{u.hostname or '127.0.0.1'}:9001/"
+
+    def banner(self) -> str:
+        parts = [f"cardtable: table {self.cfg.table.id} ({self.cfg.game.name})", f"journal {Path(self.journal_path)}",
+                 f"MQTT {self.mqtt_url}" + (" (embedded)" if self.broker is not None else "")]
+        if self.web is not None:
+            parts.append(f"scoreboard {self.web.url}")
+        return " · ".join(parts)
+
+    def close(self, status: str = "stopped") -> None:
+        try:
+            self.table.close(status)
+        finally:
+            if self.web is not None:
+                self.web.stop()
+            if self.broker is not None:
+                self.broker.stop()

@@ -1,0 +1,192 @@
+"""A table's whole state as a pure fold over its journal records.
+
+``TableState.apply(record)`` is the only way the state moves, live and on replay, so a table
+restarted from its journal is exactly the table that crashed (``seq`` included). Records:
+
+- ``{"r": "event", "event": {...}, "src": "vision"|"button"|"cmd"|"demo"|"confirm", "cmd": {...}?}``
+  an input event the referee accepted (a ``confirm`` source also settles the pending card);
+- ``{"r": "pending", "seat", "card", "confidence", "reason"}`` a card that waits for a human;
+- ``{"r": "reject", "cmd": {...}?}`` the pending card was not a play;
+- ``{"r": "fault", "fault": {"code", "message"} | null}`` camera or board lost / back;
+- ``{"r": "cmd", "id", "verb", "error"}`` a rejected command, kept so a replayed id is
+  answered and never judged (no state change, no ``seq``).
+No clocks, no I/O.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.rules.referee import Referee
+
+MAX_ALERTS = 10
+
+
+@dataclass
+class Outcome:
+    """What one record did: judgments to publish (errors excluded), alerts, whether state moved."""
+
+    judgments: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    alerts: list[dict[str, Any]] = field(default_factory=list)
+    changed: bool = False
+
+    @property
+    def error(self) -> dict[str, Any] | None:
+        return self.errors[0] if self.errors else None
+
+
+class TableState:
+    def __init__(self, table_id: str = "table1", names: list[str] | None = None) -> None:
+        self.table_id = table_id
+        self.names = list(names or [])
+        self.referee = Referee()
+        self.seq = 0
+        self.pending: dict[str, Any] | None = None
+        self.fault: dict[str, Any] | None = None
+        self.hands: list[dict[str, Any]] = []
+        self.last_trick: dict[str, Any] | None = None
+        self.alerts: list[dict[str, Any]] = []
+        self.seen: dict[str, dict[str, Any]] = {}     # command id -> its cmd_result
+        self._marks: list[tuple[int, dict[str, Any] | None]] = []
+
+    # ----- the fold -------------------------------------------------------------------
+    def apply(self, rec: dict[str, Any]) -> Outcome:
+        kind = rec.get("r")
+        out = Outcome()
+        if kind == "event":
+            self._event(rec, out)
+        elif kind == "pending":
+            self.pending = {k: rec.get(k) for k in ("seat", "card", "confidence", "reason")}
+            card = rec.get("card") or "a card"
+            conf = rec.get("confidence")
+            alert = {"code": "confirm_card", "seat": rec.get("seat"),
+                     "message": f"seat {rec.get('seat')}: {card}? ({rec.get('reason')}"
+                                + (f", confidence {conf:.2f}" if isinstance(conf, (int, float)) else "")
+                                + ") — confirm or correct",
+                     "pending": dict(self.pending)}
+            self._alert(alert, out)
+            out.changed = True
+        elif kind == "reject":
+            self.pending = None
+            out.changed = True
+        elif kind == "fault":
+            new = rec.get("fault")
+            self.fault = dict(new) if new else None
+            if new:
+                self._alert({"code": new.get("code", "fault"), "seat": None, "message": new.get("message", "")}, out)
+            else:
+                out.alerts.append({"code": "fault_cleared", "seat": None, "message": "all inputs back"})
+            out.changed = True
+        elif kind == "cmd":
+            pass
+        else:
+            out.errors.append({"judgment": "error", "code": "bad_event", "message": f"unknown journal record {kind!r}"})
+        if out.changed:
+            self.seq += 1
+        self._remember_cmd(rec, out)
+        return out
+
+    def _event(self, rec: dict[str, Any], out: Outcome) -> None:
+        before = (len(self.hands), copy.deepcopy(self.last_trick))
+        ev = rec.get("event")
+        kind = ev.get("event") if isinstance(ev, dict) else None
+        judgments = self.referee.feed_object(ev)
+        errors = [j for j in judgments if j.get("judgment") == "error"]
+        if errors:
+            out.errors = errors
+            return
+        out.changed = True
+        if kind == "start":
+            self.hands, self.last_trick, self.alerts, self.pending = [], None, [], None
+            self._marks = [(0, None)]
+        elif kind == "undo":
+            n, lt = self._marks.pop() if self._marks else (0, None)
+            self.hands, self.last_trick = self.hands[:n], lt
+        else:
+            self._marks.append(before)
+        if rec.get("src") == "confirm":
+            self.pending = None
+        for j in judgments:
+            k = j.get("judgment")
+            if k == "trick":
+                self.last_trick = {key: v for key, v in j.items() if key != "judgment"}
+            elif k == "hand":
+                self.hands.append({key: v for key, v in j.items() if key != "judgment"})
+            elif k == "alert":
+                self._alert({key: v for key, v in j.items() if key != "judgment"}, out)
+        out.judgments = judgments
+
+    def _alert(self, alert: dict[str, Any], out: Outcome) -> None:
+        self.alerts = (self.alerts + [alert])[-MAX_ALERTS:]
+        out.alerts.append(alert)
+
+    def _remember_cmd(self, rec: dict[str, Any], out: Outcome) -> None:
+        if rec.get("r") == "cmd":
+            cid, verb, err = rec.get("id"), rec.get("verb"), rec.get("error")
+        elif isinstance(rec.get("cmd"), dict):
+            cid, verb = rec["cmd"].get("id"), rec["cmd"].get("verb")
+            err = None if out.changed else self._error_text(out)
+        else:
+            return
+        if isinstance(cid, str):
+            self.seen[cid] = {"id": cid, "ok": err is None, "error": err, "verb": verb, "seq": self.seq}
+
+    @staticmethod
+    def _error_text(out: Outcome) -> str:
+        e = out.error or {"code": "bad_command", "message": "rejected"}
+        return f"{e.get('code')}: {e.get('message')}"
+
+    # ----- views ------------------------------------------------------------------------
+    def snapshot(self) -> dict[str, Any] | None:
+        return self.referee.snapshot()
+
+    def game_name(self) -> str | None:
+        g = self.referee.game
+        return None if g is None else g.name
+
+    @property
+    def status(self) -> str:
+        return "fault" if self.fault else "confirm" if self.pending else "ok"
+
+    def state(self) -> dict[str, Any]:
+        """The retained ``state`` payload (docs/mqtt.md)."""
+        snap = self.referee.snapshot()
+        out: dict[str, Any] = {"table": self.table_id, "seq": self.seq, "names": self.names, "status": self.status}
+        out.update(snap if snap is not None else {"game": None})
+        out.update({"last_trick": self.last_trick, "hands": list(self.hands), "pending": self.pending,
+                    "alerts": list(self.alerts), "fault": self.fault})
+        return out
+
+    def state_summary(self) -> dict[str, Any]:
+        snap = self.referee.snapshot() or {}
+        return {"seq": self.seq, "game": snap.get("game"), "scores": snap.get("scores"),
+                "finished": snap.get("finished"), "match_winner": snap.get("match_winner")}
+
+    def turn(self) -> tuple[int, list[str]] | None:
+        g = self.referee.game
+        if g is None or g.finished:
+            return None
+        return g.to_act()
+
+    def candidates(self) -> list[str] | None:
+        """Cards vision may still see played (the rest would be impossible)."""
+        g = self.referee.game
+        return None if g is None else g.unplayed_cards()
+
+    def on_table(self) -> set[tuple[int, str]]:
+        """(seat, card) already judged and still lying on the table: vision seeing them again is no news."""
+        seen: set[tuple[int, str]] = set()
+        snap = self.referee.snapshot() or {}
+        for c in (snap.get("detail") or {}).get("current_trick") or []:
+            if c.get("card"):
+                seen.add((c["seat"], c["card"]))
+        for c in (self.last_trick or {}).get("cards") or []:
+            if c.get("card"):
+                seen.add((c["seat"], c["card"]))
+        return seen
+
+    def deck_id(self) -> str | None:
+        g = self.referee.game
+        return None if g is None else g.deck_id
