@@ -851,3 +851,29 @@ def test_boub_sche_queen_holder_keeps_the_jack_without_alert() -> None:
     play(ref, (P2, "coins/3"), (P3, "coins/4"), (D, "coins/5"), (P1, "coins/6"))
     out = play(ref, (P2, "swords/2"), (P3, "swords/3"), (D, "cups/jack"))
     assert alerts(out, "boub_missed") == []
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(players=st.sampled_from(SIZES), seed=st.integers(0, 10_000), cut=st.integers(0, 200),
+       noise=st.lists(st.tuples(st.integers(0, 5), _event), max_size=25))
+def test_noise_in_a_real_match_never_raises_and_replays(players: int, seed: int, cut: int,
+                                                        noise: list[tuple[int, dict]]) -> None:
+    """A generated match with random events spliced in (deep states: boub, king+jack, scart)."""
+    real = random_match(seed, players)
+    stream = list(real[:cut + 1])
+    for gap, e in noise:
+        stream += real[cut + 1: cut + 1 + gap] + [e]
+        cut += gap
+    ref = Referee()
+    accepted = []
+    for e in stream:
+        before = ref.snapshot()
+        out = ref.feed_object(e)
+        if any(j["judgment"] == "error" for j in out):
+            assert ref.snapshot() == before, e
+        else:
+            accepted.append(e)
+    replay = Referee()
+    for e in accepted:
+        assert not any(j["judgment"] == "error" for j in replay.feed_object(e))
+    assert replay.snapshot() == ref.snapshot()
