@@ -145,6 +145,12 @@ class BoardSimulator:
         self._thread: threading.Thread | None = None
         self.boots = 0
         self.unplugs = 0
+        # Scheduled actions wait until the firmware has seen the previous level for a
+        # debounce period, so a stalled thread can never merge two presses into one.
+        self._settle_s = (self.cfg["debounce_ms"] + 5) / 1000
+        self._first_step: float | None = None
+        self._last_step = 0.0
+        self._acted = False
         self.board: RecordingBoard = self._boot()
         self._plug()
 
@@ -253,8 +259,10 @@ class BoardSimulator:
         while not self._stop.is_set():
             with self._lock:
                 now = self._clock()
-                while self._actions and self._actions[0][0] <= now:
+                settled = self._first_step is None or self._last_step - self._first_step >= self._settle_s
+                if self._actions and self._actions[0][0] <= now and settled:
                     self._actions.pop(0)[1]()
+                    self._acted = True
                 master = self._master
             if master is not None:
                 try:
@@ -271,6 +279,10 @@ class BoardSimulator:
                 now = self._clock()
                 self.port_io.rx += self.to_board.pop_ready(now)
                 self.board.step()
+                self._last_step = self._clock()
+                if self._acted:
+                    self._acted = False
+                    self._first_step = self._last_step
                 out = self.to_host.pop_ready(now)
                 if out and self._master is not None:
                     try:
