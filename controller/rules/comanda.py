@@ -585,10 +585,19 @@ def parse(text: str, options: dict[str, str] | None = None, vocab: Vocabulary | 
         raise BadComanda("empty comanda: name at least one term (e.g. 'più', 'manco', 'componogara')")
     if len(text) > 500:
         raise BadComanda("a comanda of more than 500 characters is not a declaration")
-    p = _Parser(text, vocab or BUILTIN, opts)
+    vocab = vocab or BUILTIN
+    # a table repeats its favourite comande: remember the last few resolved ones per vocabulary
+    memo: dict[tuple[str, str, str], Comanda] = vocab._tables.setdefault("parsed", {})
+    key = (text, opts["bare_piu"], opts["a_asso"])
+    if key in memo:
+        return memo[key]
+    p = _Parser(text, vocab, opts)
     order = build(p.parse(), opts)
     check(order)
-    return Comanda(text, order)
+    if len(memo) >= 256:
+        memo.clear()
+    memo[key] = result = Comanda(text, order)
+    return result
 
 
 # ----- display ------------------------------------------------------------------------------

@@ -60,6 +60,17 @@ class Trionfetti(Game):
         self.smazzata = 0
         self._new_smazzata()
 
+    # The vocabulary is configuration, not state: checkpoints (pickles) leave it out and
+    # take it back from the loader's cache, which keeps undo and restores cheap.
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        del state["vocab"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.vocab = _comanda.load_vocabulary(self.options["comanda_file"] or None)
+
     # ----- roles ----------------------------------------------------------------------
     @property
     def cutter(self) -> int:
