@@ -729,7 +729,7 @@ class Troccas(Game):
             "game": self.game_no,
             "games": list(self.games),
             "hand": self.hand,
-            "hand_in_game": self.hand_in_game + 1,
+            "hand_in_game": self.hand_in_game + (0 if self.finished else 1),
             "hands_per_game": self.hands_per_game,
             "dealt": self.dealt(),
             "scart_size": self.scart_size,
