@@ -21,7 +21,7 @@ from typing import Any
 
 from controller.rules import comanda as _comanda
 from controller.rules.engine import Game, Judgment, Option, judgment
-from controller.rules.errors import BadComanda, NotAllowed, OutOfTurn
+from controller.rules.errors import BadComanda, BadEvent, NotAllowed, OutOfTurn
 from controller.rules.events import Event
 
 HANDS_PER_SMAZZATA = 4
@@ -52,8 +52,7 @@ class Trionfetti(Game):
         super().__init__(players, dealer, options)
         try:
             self.vocab = _comanda.load_vocabulary(self.options["comanda_file"] or None)
-        except BadComanda as exc:
-            from controller.rules.errors import BadEvent
+        except BadComanda as exc:      # a broken club file stops the start, not the table
             raise BadEvent(exc.message) from None
         self.totals = [0, 0]
         self.games = [0, 0]

@@ -514,13 +514,8 @@ def test_referee_cli() -> None:
 GOLDENS = sorted(p for p in GOLDEN.glob("*.jsonl") if not p.name.endswith(".expected.jsonl"))
 
 
-@pytest.mark.parametrize("events", GOLDENS, ids=[p.stem for p in GOLDENS])
-def test_golden(events: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "controller.cli", "referee", str(events)],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0 and done.stderr == ""
-    assert done.stdout == events.with_name(events.stem + ".expected.jsonl").read_text()
-
-
+# byte-for-byte comparison of tests/golden/trionfetti/ is done by tests/rules/test_golden.py
 def test_goldens_exist() -> None:
-    assert len(GOLDENS) >= 3
+    assert len(GOLDENS) >= 4
+    for p in GOLDENS:
+        assert p.with_name(p.stem + ".expected.jsonl").exists()
