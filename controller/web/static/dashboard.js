@@ -37,7 +37,7 @@
       body += `<table class="dscores">` + sides.map((s, i) =>
         `<tr class="${st.turn && t.sideOfSeat(st.turn.seat) === i ? "active" : ""}"><td class="dname">${esc(s.name)}</td>` +
         `<td class="dscore" data-side="${i}">${esc(scores[i])}</td>` +
-        `<td class="dgames" title="games won">${games ? "●".repeat(games[i] || 0) + `<span class="dim"> ${esc(games[i])}</span>` : ""}</td></tr>`).join("") + `</table>`;
+        `<td class="dgames" title="games won">${games ? "●".repeat(games[i] || 0) + `<span class="dim"> games ${esc(games[i])}</span>` : ""}</td></tr>`).join("") + `</table>`;
       const trick = (Array.isArray(d.current_trick) ? d.current_trick : [])
         .map((c) => `<span class="cardwrap mini">${CT.cardSVG(c.card, t.deck)}</span>`).join("");
       let line = st.finished ? (st.match_winner !== null && st.match_winner !== undefined ?
