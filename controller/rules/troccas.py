@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from controller.rules import cards as _cards
 from controller.rules.engine import Game, Judgment, Option, judgment, teams_for
 from controller.rules.errors import BadEvent, DuplicateCard, IllegalDiscard, NotAllowed
 from controller.rules.events import Event
@@ -64,10 +65,18 @@ SUIT_NAMES = {"cups": "cups", "coins": "coins", "swords": "swords", "batons": "b
 
 
 # ----- card facts ------------------------------------------------------------------------
-def suit(card: str) -> str | None:
-    """``cups`` … ``batons``, ``trump``, or None for the Fool."""
+def _suit(card: str) -> str | None:
     s, sep, _ = card.partition("/")
     return s if sep else None
+
+
+_SUITS: dict[str, str | None] = {c: _suit(c) for c in _cards.deck("tarot-1jj").cards}  # a constant
+
+
+def suit(card: str) -> str | None:
+    """``cups`` … ``batons``, ``trump``, or None for the Fool."""
+    s = _SUITS.get(card, "")
+    return _suit(card) if s == "" else s
 
 
 def rank(card: str) -> str | None:
