@@ -217,6 +217,7 @@ class Link:
         self.rto = rto_ms
         self.fast_ms = fast_ms
         self.fast_due = False
+        self.last_retx = None
         self.last_hello = None
         self.last_tx = None
         self.last_data_tx = None
@@ -283,6 +284,7 @@ class Link:
                     self._emit(DATA, item[0], item[1], now)
                     self.stats["retransmits"] += 1
                 self.last_data_tx = now
+                self.last_retx = now
                 if not self.fast_due:
                     self.rto = min(self.rto * 2, self.rto_max)
             self.fast_due = False
@@ -337,7 +339,8 @@ class Link:
             self.stats["acked"] += n
             self.rto = self.rto_base
             self.last_data_tx = now
-        elif kind == ACK and self.diff(now, self.last_data_tx) >= self.fast_ms:
+        elif kind == ACK and (self.last_retx is None or
+                              self.diff(now, self.last_retx) >= self.fast_ms):
             # A pure ACK that acknowledges nothing new answers a frame that arrived out
             # of order or twice: one of ours was lost. Resend now rather than at timeout.
             self.fast_due = True

@@ -29,6 +29,7 @@ BOARD_QUIET_S = 2.0      # no valid frame for this long: confirm the board afres
 RETRY_S = 0.1            # first reopen delay after a failure; doubles up to RETRY_MAX_S
 RETRY_MAX_S = 1.0
 HOST_QUEUE = 256
+SEND_WAIT_S = 2.0
 
 
 def open_serial(url: str) -> serial.SerialBase:
@@ -62,12 +63,13 @@ class SerialLink:
         self.proto = framing.Link(self._out.extend,
                                   nonce if nonce is not None else int.from_bytes(os.urandom(4), "big"),
                                   queue_max=HOST_QUEUE,
-                                  rto_ms=40, hello_max_ms=250, fast_ms=5)
+                                  rto_ms=30, hello_max_ms=250, fast_ms=10)
         self._port: Any = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._restarts_seen = 0
         self._up = threading.Condition(self._lock)
+        self._room = threading.Condition(self._lock)
         self.connects = 0
         self.disconnects = 0
         self.dropped = 0
@@ -127,10 +129,15 @@ class SerialLink:
     def send(self, payload: bytes) -> None:
         """Queue a message; it is delivered exactly once, whenever the board is there.
 
-        If the board stays away so long that the queue fills, the oldest unsent message
-        is dropped (board commands set state, so the latest ones matter most).
+        A full queue while the board is connected means a burst: wait (up to
+        ``SEND_WAIT_S``) for acknowledgements to make room. If the board is away so long
+        that the queue fills, the oldest unsent message is dropped instead (board
+        commands set state, so the latest ones matter most; a reboot resends it all).
         """
-        with self._lock:
+        with self._room:
+            if self.proto.pending() >= self.proto.queue_max and self.up:
+                self._room.wait_for(lambda: self.proto.pending() < self.proto.queue_max or not self.up,
+                                    SEND_WAIT_S)
             if not self.proto.send(payload):
                 if self.proto.queue:
                     self.proto.queue.pop(0)
@@ -214,6 +221,7 @@ class SerialLink:
                 self._pump()
                 if self.proto.up:
                     self._up.notify_all()
+                self._room.notify_all()
             for payload in delivered:
                 try:
                     self._on_message(payload)
