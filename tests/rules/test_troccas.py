@@ -877,3 +877,64 @@ def test_noise_in_a_real_match_never_raises_and_replays(players: int, seed: int,
     for e in accepted:
         assert not any(j["judgment"] == "error" for j in replay.feed_object(e))
     assert replay.snapshot() == ref.snapshot()
+
+
+# ----- more rules -------------------------------------------------------------------------------
+def test_s06_1_6_a_team_winning_every_trick_takes_the_fool_and_the_scart() -> None:
+    """P1 leads trumps XXI … III; team B never wins. D's Fool and the dealer's scart go to A."""
+    plain = [f"{s}/{r}" for s in ("cups", "coins", "swords", "batons")
+             for r in ("ace", "2", "3", "4", "5", "6", "7", "8", "9", "10", "jack", "knight", "queen", "king")]
+    plain.remove("cups/10")                      # the scart: trump II and the 10 of cups
+    p2, p3, d = plain[:19], ["trump/1"] + plain[19:37], plain[37:55] + ["fool"]
+    assert len(plain) == 55
+    ref = new()
+    out = []
+    for i, n in enumerate(range(21, 2, -1)):
+        out += play(ref, (P1, f"trump/{n}"), (P2, p2[i]), (P3, p3[i]), (D, d[i]))
+    assert "alert" not in kinds(out)
+    hand = only(out, "hand")
+    assert sorted(hand["scart"]) == ["cups/10", "trump/2"]
+    assert hand["card_points"] == [72, 0] and hand["hand_scores"] == [36, -36]
+    assert hand["winner"] == A and hand["points"] == 36
+
+
+def test_six_player_left_over_pair_counts_minus_one() -> None:
+    six = ["cups/king", "cups/2", "cups/3", "cups/4", "coins/queen", "coins/2"]   # one trick of six
+    assert count_points(six) == (5 + 1 + 1 + 1 - 3) + (4 + 1 - 1)
+    assert count_points(six * 2) == (5 + 1 + 1 + 1 + 4 + 1) * 2 - 9
+
+
+def test_three_player_counting_customs() -> None:
+    three = ["cups/king", "cups/2", "trump/21"]
+    assert count_points(three, group=3) == 11 - 2
+    assert count_points([], ["cups/queen", "cups/2", "cups/3"], group=3) == 6 - 2
+    assert count_points(three, ["cups/queen", "cups/2", "cups/3"], group=1) == 11 + 3 + 0 + 0
+    g = Troccas(3, 0, {"three_player_count": "singly"})
+    assert g._hand_scores([43, 42, 42]) == [0, 0, 0]
+    assert Troccas(3, 0, {})._hand_scores([26, 26, 26]) == [0, 0, 0]
+    assert Troccas(5, 2, {})._hand_scores([25, 25, 27, 25, 25]) == [0] * 5
+
+
+def test_king_and_jack_three_players_take_a_low_card() -> None:
+    ref = new(dealer=2, players=3)
+    out = play(ref, (0, "batons/4"), (1, "batons/king"), (1, "batons/jack"), (2, "batons/queen"))
+    t = only(out, "trick")
+    assert t["winner"] == 1 and len(t["cards"]) == 4
+    err = assert_rejected(ref, "not_allowed", event="exchange", seat=1, give="batons/jack", take="batons/queen")
+    assert "low (1-point) card" in err["message"]
+    ok(ref, event="exchange", seat=1, give="batons/jack", take="batons/4")
+
+
+def test_short_deal_entitlements_follow_real_hands() -> None:
+    for seed in range(60):
+        ref = Referee()
+        for e in random_match(seed, 4):
+            for j in ref.feed_object(e):
+                if j["judgment"] == "score" and not ref.snapshot()["finished"]:
+                    ent = detail(ref)["deal_entitlements"]
+                    for team, total in enumerate(j["scores"]):
+                        want = "one_round" if total <= -18 else "two_round" if total <= -9 else "standard"
+                        assert ent[team] == want
+                        if want == "one_round":
+                            return
+    pytest.fail("no team fell to -18 in 60 matches")
