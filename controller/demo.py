@@ -87,6 +87,36 @@ class ScriptedCamera:
         self.finished = True
 
 
+_TABLES: dict[tuple, tuple[np.ndarray, dict]] = {}
+
+
+def _cache_table_texture() -> None:
+    """Render the (seeded, unchanging) table texture once per room instead of once per frame.
+
+    ``render_scene`` draws the wood texture first from its seeded generator; we keep the
+    texture and the generator state after it, so every later draw is exactly what it would
+    have been. It halves the cost of a frame; the frames are byte-identical.
+    """
+    import vision.synthetic.render as render
+
+    original = render.make_table
+    if getattr(original, "_cardtable_cached", False):
+        return
+
+    def make_table(kind, size, rng):
+        key = (kind, tuple(size), json.dumps(rng.bit_generator.state, sort_keys=True))
+        hit = _TABLES.get(key)
+        if hit is not None:
+            rng.bit_generator.state = hit[1]
+            return hit[0].copy()
+        img = original(kind, size, rng)
+        _TABLES[key] = (img.copy(), rng.bit_generator.state)
+        return img
+
+    make_table._cardtable_cached = True  # type: ignore[attr-defined]
+    render.make_table = make_table
+
+
 class Room:
     """The physical table seen from above: cards lying on it, rendered as camera frames."""
 
@@ -94,6 +124,7 @@ class Room:
         from vision.calibration import calibrate, paste_markers
         from vision.synthetic import synthetic_profile
 
+        _cache_table_texture()
         self.profile = synthetic_profile(deck_id)
         self.seed = seed
         self._paste = paste_markers
@@ -133,13 +164,14 @@ class Room:
 
 
 def demo_config(game: str, table_id: str, dealer: int, players: int | None, journal: str, mqtt_url: str,
-                web_port: int):
+                web_port: int, options: dict | None = None):
     from controller.config import parse_config
 
     n = players or 4
     return parse_config({
         "table": {"id": table_id, "name": f"Demo table {table_id[-1]}"},
-        "game": {"name": game, "dealer": dealer, **({"players": players} if players else {})},
+        "game": {"name": game, "dealer": dealer, **({"players": players} if players else {}),
+                 "options": dict(options or {})},
         "seats": [{"name": nm, "position": pos} for nm, pos in
                   zip(["Anna", "Bruno", "Carla", "Dario", "Elsa", "Fabio"][:n], ["south", "west", "north", "east", None, None])],
         "camera": {"source": "none", "still_frames": 5, "min_confidence": 0.6},
@@ -349,6 +381,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--headless", action="store_true", help="no live scoreboard; exit when the match ends")
     ap.add_argument("--mqtt", default="", help="broker URL (default: start an embedded broker)")
     ap.add_argument("--tables", type=int, default=1, help="run N tables at once (club dashboard)")
+    ap.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                    help="a game option (JSON value), e.g. --option points_to_win=6")
     ap.add_argument("--journal", help="journal file (one table); resumes the match if it exists")
     ap.add_argument("--journal-dir", default="demo-journals", help="where new journals go")
     ap.add_argument("--web-port", type=int, default=8080, help="web scoreboard port (0: none)")
@@ -359,6 +393,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("cardtable demo: --journal needs --tables 1", file=sys.stderr)
         return 2
     try:
+        args.options = {}
+        for item in args.option:
+            key, sep, value = item.partition("=")
+            if not sep:
+                raise DemoError(f"--option {item!r}: use KEY=VALUE")
+            try:
+                args.options[key] = json.loads(value)
+            except ValueError:
+                args.options[key] = value
         return _run(args)
     except DemoError as exc:
         print(f"cardtable demo: {exc}", file=sys.stderr)
@@ -398,11 +441,14 @@ def _run(args) -> int:
 
     try:
         for i, tid in enumerate(ids):
-            script = sim(args.seed + i)
+            try:
+                script = sim(args.seed + i, None, args.options or None)
+            except ValueError as exc:
+                raise DemoError(f"--option: {exc}") from None
             start = script[0]
             journal = args.journal or str(Path(args.journal_dir) / f"{tid}-{args.game}-s{args.seed + i}-{stamp}.journal")
             cfg = demo_config(args.game, tid, start["dealer"], start.get("players"), journal, mqtt_url,
-                              args.web_port if i == 0 else 0)
+                              args.web_port if i == 0 else 0, start.get("options"))
             clock = FakeClock()
             room = Room(cls.deck_id, cls.clockwise, cfg.players, seed=args.seed + i)
             camera = ScriptedCamera(clock)
