@@ -18,10 +18,6 @@ from controller.rules.troccas import (FOOL, SCART, TRICKS, TRUMP, Troccas, is_ho
                                       led_suit, partner_card, rank, suit, trick_winner)
 
 
-def _team(seat: int, players: int) -> int:
-    return seat % 2 if players in (4, 6) else seat
-
-
 def _legal(hand: list[str], plays: list[tuple[int, str]]) -> list[str]:
     """§5.2 and §6.1: the cards ``hand`` may put on a trick of ``plays`` so far."""
     cards = [c for _, c in plays]
