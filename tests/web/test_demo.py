@@ -2,7 +2,6 @@
 server serving the pages and ``config.json``, and the pages in headless Chromium."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import signal
@@ -13,15 +12,10 @@ import time
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
-import pytest
 
 from tests.conftest import free_port, wait_port
 
 ROOT = Path(__file__).resolve().parents[2]
-
-# The demo lands in its own commit; until then these two tests say so instead of failing.
-if importlib.util.find_spec("controller.demo") is None:
-    pytestmark = pytest.mark.skip(reason="cardtable demo (controller/demo.py) is not in this tree yet")
 
 
 class Watcher:
@@ -151,3 +145,37 @@ def test_demo_three_tables_on_the_dashboard(mosquitto_factory, page, tmp_path):
     finally:
         kill(proc)
         watch.close()
+
+
+def test_demo_with_its_embedded_broker(page):
+    """`cardtable demo` alone (the README's way): its own broker, its own web server; the page
+    finds the broker's websocket listener through config.json and follows the match."""
+    import re
+
+    web_port = free_port()
+    logs = ROOT / "artifacts" / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    log_path = logs / f"demo-embedded-{web_port}.log"
+    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "demo", "--headless", "--speed", "0",
+                             "--web-port", str(web_port), "--linger", "60", "--game", "truco", "--seed", "3",
+                             "--journal-dir", str(logs / f"journals-{web_port}")],
+                            cwd=ROOT, stdout=open(log_path, "w"), stderr=subprocess.STDOUT,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        wait_port(web_port, 60)
+        page.d.get(f"http://127.0.0.1:{web_port}/")
+        page.wait("return document.body.dataset.conn === 'connected'", timeout=20, what="page connected")
+        seen = 0
+        deadline = time.monotonic() + 60
+        while seen < 2 and time.monotonic() < deadline:
+            hands = re.findall(r"demo1 hand +(\d+): .*?score \[(-?\d+), (-?\d+)\]", log_path.read_text())
+            if len(hands) > seen:
+                _, a, b = hands[-1]
+                page.wait_scores([int(a), int(b)], timeout=10)
+                seen = len(hands)
+            time.sleep(0.1)
+        assert seen >= 2, log_path.read_text()[-2000:]
+        assert page.text("#gamepanel").upper().startswith("TRUCO LADDER")
+        page.shot("demo-embedded-truco")
+    finally:
+        kill(proc)
