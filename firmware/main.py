@@ -23,7 +23,7 @@ class UsbPort:
         self.inp = sys.stdin.buffer
         self.out = sys.stdout.buffer
         self.poller = select.poll()
-        self.poller.register(self.inp, select.POLLIN)
+        self.poller.register(sys.stdin, select.POLLIN)
 
     def read(self):
         buf = bytearray()

@@ -155,6 +155,16 @@ class BoardPanel:
     def connected(self) -> bool:
         return self.link.up
 
+    @property
+    def fault(self) -> str:
+        """Why the board is not usable now ("" while it answers); the table loop reports it."""
+        if self.link.up:
+            return ""
+        if not self.link.connected:
+            why = self.link.last_error or "port closed"
+            return f"LED board on {self.url} unplugged ({why}); reconnecting"
+        return f"LED board on {self.url} not answering; reconnecting"
+
     def stats(self) -> dict[str, int]:
         s = self.link.stats()
         s.update(duplicate_presses=self.duplicate_presses, bad_messages=self.bad_messages)

@@ -15,9 +15,18 @@ def test_crc_check_value() -> None:
     assert framing.crc16(b"123456789") == 0x29B1  # CRC-16/CCITT-FALSE's published check
 
 
-def test_documented_example_frame() -> None:
-    # docs/board.md shows this frame: DATA seq 0, ack 255, TURN seat 2.
-    assert framing.encode_frame(framing.DATA, 0, 0xFF, b"\x10\x02").hex(" ") == "02 01 07 ff 02 10 02 4d 42 00"
+@pytest.mark.parametrize("frame, wire", [
+    ((framing.DATA, 0, 0, b"\x10\x02"), "02 01 01 06 02 10 02 06 e1 00"),               # TURN seat 2
+    ((framing.ACK, 0, 0, b""), "02 02 01 01 03 69 a8 00"),
+    ((framing.DATA, 1, 0, b"\x14\x02\x00\x0c\xff\xfd"), "03 01 01 04 06 14 02 06 0c ff fd d4 f0 00"),
+    ((framing.PING, 0, 1, b""), "02 04 02 01 02 7d 01 00"),
+])
+def test_documented_example_frames(frame: tuple, wire: str) -> None:
+    from pathlib import Path
+
+    doc = (Path(__file__).parents[2] / "docs" / "board.md").read_text()
+    assert framing.encode_frame(*frame).hex(" ") == wire
+    assert wire in doc
 
 
 @given(st.binary(max_size=600))

@@ -134,3 +134,11 @@ def test_simulator_records_led_history(sim_panel) -> None:
     sim = panel.simulator
     assert sim.wait_for(lambda: sim.leds()[0][1] > 0, 2)
     assert len(sim.pixels.history) >= 1
+
+
+def test_fault_tells_the_table_loop_while_the_board_is_away(sim_panel) -> None:
+    panel = sim_panel()
+    assert panel.fault == ""
+    panel.simulator.unplug(for_s=0.6)
+    assert panel.simulator.wait_for(lambda: "unplugged" in panel.fault, 3)
+    assert panel.simulator.wait_for(lambda: panel.fault == "", 5)
