@@ -102,11 +102,12 @@ def test_each_game_panel(mosquitto_factory, page):
         "trionfetti": lambda st: st["detail"]["comanda"] and len(st["detail"]["current_trick"]) >= 2,
         "troccas": lambda st: len(st["detail"]["current_trick"]) >= 2 and st["detail"]["hand"] >= 2,
     }
-    for game in _games():
-        pub = StandIn(broker.port, f"g-{game}", game, seed=4)
+    cases = [(g, None) for g in _games()] + ([("troccas", 3)] if "troccas" in _games() else [])
+    for game, players in cases:
+        pub = StandIn(broker.port, f"g-{game}{players or ''}", game, seed=4, players=players)
         pub.until(lambda st: bool(pub.hands) and wants[game](st))
         st = pub.referee.snapshot()
-        page.open(f"index.html?broker={ws(broker)}&table=g-{game}&config=0")
+        page.open(f"index.html?broker={ws(broker)}&table=g-{game}{players or ''}&config=0")
         page.wait(f"return document.body.dataset.seq === '{pub.seq}'", what=f"{game} seq")
         page.wait_scores(st["scores"])
         shown = page.js("return Array.from(document.querySelectorAll('#trick .played svg')).map(s => s.dataset.card)")
@@ -123,7 +124,7 @@ def test_each_game_panel(mosquitto_factory, page):
             assert groups == len(d["comanda"]["order"])
         elif game == "troccas":
             assert "Running totals" in panel.title() or "RUNNING TOTALS" in panel.upper()
-        page.shot(f"tv-{game}")
+        page.shot(f"tv-{game}{'-%dp' % players if players else ''}")
         pub.stop()
 
 
@@ -186,4 +187,42 @@ def test_event_gap_waits_for_the_next_snapshot(mosquitto_factory, page):
               what="resynced")
     raw.loop_stop()
     raw.disconnect()
+    pub.stop()
+
+
+def test_nothing_hidden_is_shown(mosquitto_factory, page):
+    """Troccas: through a whole hand (the dealer's scart entered), every card on the page has
+    been played face up on the table; Truco: a face-down card is drawn as a back."""
+    broker = mosquitto_factory(websockets=True)
+    if "troccas" in _games():
+        pub = StandIn(broker.port, "hid", "troccas", seed=4)
+        page.open(f"index.html?broker={ws(broker)}&table=hid&config=0")
+        public: set[str] = set()
+        scart: set[str] = set()
+        hands_at_discard = None
+        while hands_at_discard is None or len(pub.hands) == hands_at_discard:
+            ev = pub.events[pub.pos]
+            if ev["event"] == "discard":
+                scart |= set(ev["cards"])
+                hands_at_discard = len(pub.hands)
+            js = pub.next()
+            for j in js:
+                if j["judgment"] == "trick":
+                    public |= {c["card"] for c in j["cards"] if c["card"]}
+            public |= {c["card"] for c in pub.referee.snapshot()["detail"]["current_trick"] if c["card"]}
+            page.wait(f"return document.body.dataset.seq === '{pub.seq}'")
+            shown = set(page.js("return Array.from(document.querySelectorAll('svg.card')).map(s => s.dataset.card)"))
+            shown.discard("face-down")
+            assert shown <= public, f"hidden cards on the page: {shown - public}"
+            assert not shown & scart
+        assert scart, "the simulated hand had a scart to hide"
+        pub.stop()
+    from controller.sim import simulator
+    seed = next(s for s in range(1, 60) if any(e.get("face_down") for e in simulator("truco")(s)))
+    pub = StandIn(broker.port, "fd", "truco", seed=seed)
+    pub.until(lambda st: any(c["card"] is None for c in st["detail"]["current_trick"]))
+    page.open(f"index.html?broker={ws(broker)}&table=fd&config=0")
+    page.wait(f"return document.body.dataset.seq === '{pub.seq}'")
+    assert page.js("return document.querySelectorAll('#trick svg.back').length") >= 1
+    page.shot("tv-truco-face-down")
     pub.stop()

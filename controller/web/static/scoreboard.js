@@ -116,7 +116,7 @@
       }).join("");
       const won = Array.isArray(d.tricks_won) ? `<div>Tricks this hand: ${sides.map((s, i) => esc(s.name) + " " + esc(d.tricks_won[i])).join(" · ")}</div>` : "";
       const of = d.hands_per_game ? `<div>Hand ${esc(d.hand_in_game)} of ${esc(d.hands_per_game)} in game ${esc(d.game)}</div>` : "";
-      return of + won + `<h3>Running totals</h3><table class="sheet"><tr><th>hand</th>${sides.map((s) => `<th>${esc(s.name)}</th>`).join("")}<th></th></tr>` +
+      return of + won + `<h3>Running totals <span class="dim">(card points per hand)</span></h3><table class="sheet"><tr><th>hand</th>${sides.map((s) => `<th>${esc(s.name)}</th>`).join("")}<th>result</th></tr>` +
         rows + `<tr class="total"><td>total</td>${sides.map((s, i) => `<td>${esc((st.scores || [])[i])}</td>`).join("")}<td></td></tr></table>`;
     }
     return "";
