@@ -81,6 +81,24 @@ def resolve_trick_with_partner_ties(plays: Sequence[tuple[int, int]], players: i
     return (tops[0] if len(sides) == 1 else None), tops[0]
 
 
+def best_of_three(results: Sequence[int | None]) -> tuple[bool, int | None]:
+    """(is the hand over, winning team or None) after these trick results.
+
+    The three-trick hand of Vitou (§4.5 table) and Truco (§6.8 table): ``results`` holds
+    each trick's winning team, None for a tie. Two wins take the hand; otherwise a tied
+    trick goes to the first team that won a trick, before or after it; three ties: nobody.
+    """
+    wins = [r for r in results if r is not None]
+    for team in (0, 1):
+        if wins.count(team) >= 2:
+            return True, team
+    if len(results) == 2 and len(wins) == 1:
+        return True, wins[0]                    # A + tie, or tie + A
+    if len(results) == 3:
+        return True, (wins[0] if wins else None)
+    return False, None
+
+
 class Game(ABC):
     """One match of one game: the state, and the rules that move it."""
 
@@ -153,6 +171,27 @@ class Game(ABC):
     def check_unplayed(card: str, played: Iterable[str], where: str = "this deal") -> None:
         if card in played:
             raise DuplicateCard(f"{card} was already played in {where}")
+
+    def close_game_if_won(self, totals: list[int], games: list[int], target: int,
+                          games_to_win: int) -> tuple[list[Judgment], bool]:
+        """Two-team games to a target score (Vitou, Truco, Trionfetti): once a team has
+        ``target`` or more, count its game (``game`` judgment) and end the match when it
+        has ``games_to_win`` (``match``); else reset ``totals`` for the next game and
+        announce them. Returns (judgments, whether a game was won).
+        """
+        leaders = [t for t in (0, 1) if totals[t] >= target]
+        if not leaders:
+            return [], False
+        winner = max(leaders, key=lambda t: totals[t])
+        games[winner] += 1
+        out = [judgment("game", winner=winner, games=list(games))]
+        if games[winner] >= games_to_win:
+            self.finished, self.match_winner = True, winner
+            out.append(judgment("match", winner=winner))
+            return out, True
+        totals[:] = [0, 0]
+        out.append(self.score_judgment())
+        return out, True
 
     # ----- what the world sees --------------------------------------------------------
     @abstractmethod

@@ -238,20 +238,11 @@ class Trionfetti(Game):
 
     def _after_hand(self, smazzata_over: bool) -> list[Judgment]:
         """§6.11, §7: game and match ends, else the next hand or the next smazzata."""
-        out: list[Judgment] = []
-        target = self.options["points_to_win"]
-        leaders = [t for t in (0, 1) if self.totals[t] >= target]
-        if leaders:
-            winner = max(leaders, key=lambda t: self.totals[t])
-            self.games[winner] += 1
-            out.append(judgment("game", winner=winner, games=list(self.games)))
-            if self.games[winner] >= self.options["games_to_win"]:
-                self.finished, self.match_winner, self.turn = True, winner, None
-                out.append(judgment("match", winner=winner))
-                return out
-            self.totals = [0, 0]
-            out.append(self.score_judgment())
-            smazzata_over = True          # §4.3
+        out, game_won = self.close_game_if_won(self.totals, self.games, self.options["points_to_win"],
+                                               self.options["games_to_win"])
+        if self.finished:
+            return out
+        smazzata_over = smazzata_over or game_won          # §4.3: a game ends the smazzata
         if smazzata_over or self.hand >= HANDS_PER_SMAZZATA:
             self.dealer = self.next_seat(self.dealer)   # §4.2: the deal passes to the right
             self._new_smazzata()

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from controller.rules.engine import Game, Judgment, Option, judgment, resolve_trick_with_partner_ties, top_plays
+from controller.rules.engine import (Game, Judgment, Option, best_of_three, judgment,
+                                     resolve_trick_with_partner_ties, top_plays)
 from controller.rules.errors import BadEvent, DuplicateCard, NotAllowed, OutOfTurn
 from controller.rules.events import Event
 
@@ -39,23 +40,6 @@ def strength(card: str | None) -> int:
 
 def next_rung(value: int) -> int:
     return LADDER[LADDER.index(value) + 1]
-
-
-def hand_winner(results: list[int | None]) -> tuple[bool, int | None]:
-    """(is the hand over, winning team or None) after these trick results (§6.8 table).
-
-    ``results`` holds each trick's winning team, None for a tie. A tied trick goes to the
-    first team that wins a trick, before or after it; three ties: nobody.
-    """
-    wins = [r for r in results if r is not None]
-    for team in (0, 1):
-        if wins.count(team) >= 2:
-            return True, team
-    if len(results) == 2 and len(wins) == 1:
-        return True, wins[0]                    # A + tie, or tie + A
-    if len(results) == 3:
-        return True, (wins[0] if wins else None)
-    return False, None
 
 
 class Truco(Game):
@@ -325,7 +309,7 @@ class Truco(Game):
                 return out + self._end_hand(None, 0, "tied")      # §7.7c
             self.decisive, self.call_pos, self.extra = self.trick + 1, 0, True   # §7.7b
         else:
-            over, team = hand_winner(self.results)
+            over, team = best_of_three(self.results)
             if over:
                 if team is None:
                     return out + self._end_hand(None, 0, "tied")
@@ -346,18 +330,9 @@ class Truco(Game):
 
     def _after_score(self) -> list[Judgment]:
         """Game and match ends (§9), then the next hand: the old mão deals (§2.5)."""
-        out: list[Judgment] = []
-        leaders = [t for t in (0, 1) if self.totals[t] >= GAME_POINTS]
-        if leaders:
-            winner = max(leaders, key=lambda t: self.totals[t])
-            self.games[winner] += 1
-            out.append(judgment("game", winner=winner, games=list(self.games)))
-            if self.games[winner] >= self.options["games_to_win"]:
-                self.finished, self.match_winner, self.turn = True, winner, None
-                out.append(judgment("match", winner=winner))
-                return out
-            self.totals = [0, 0]
-            out.append(self.score_judgment())
+        out, _ = self.close_game_if_won(self.totals, self.games, GAME_POINTS, self.options["games_to_win"])
+        if self.finished:
+            return out
         self.dealer = self.next_seat(self.dealer)
         self._new_hand()
         return out + self.turn_judgments()

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from controller.rules.engine import Game, Judgment, Option, judgment, resolve_trick_with_partner_ties, top_plays
+from controller.rules.engine import (Game, Judgment, Option, best_of_three, judgment,
+                                     resolve_trick_with_partner_ties, top_plays)
 from controller.rules.errors import NotAllowed, OutOfTurn
 from controller.rules.events import Event
 
@@ -23,23 +24,6 @@ REFUSED_SCORES: dict[int | str, int] = {3: 1, 6: 3, 12: 6, BARRAC: 12}
 
 def strength(card: str) -> int:
     return STRENGTH[card.partition("/")[2]]
-
-
-def hand_winner(results: list[int | None]) -> tuple[bool, int | None]:
-    """(is the hand over, winning team or None) after these trick results (§4.5 table).
-
-    ``results`` holds each trick's winning team, None for a tie. Two wins take the hand;
-    otherwise a tie goes to the first team that won a trick.
-    """
-    wins = [r for r in results if r is not None]
-    for team in (0, 1):
-        if wins.count(team) >= 2:
-            return True, team
-    if len(results) == 2 and len(wins) == 1:
-        return True, wins[0]
-    if len(results) == 3:
-        return True, (wins[0] if wins else None)
-    return False, None
 
 
 class Vitou(Game):
@@ -235,7 +219,7 @@ class Vitou(Game):
         out = [judgment("trick", hand=self.hand, trick=self.trick,
                         cards=[{"seat": s, "card": c} for s, c in self.plays], winner=winner)]
         self.results.append(None if winner is None else self.team(winner))
-        over, team = hand_winner(self.results)
+        over, team = best_of_three(self.results)   # §4.5 table
         if over:
             if team is None:
                 return out + self._end_hand(None, 0, "tied")
@@ -269,19 +253,10 @@ class Vitou(Game):
 
     def _after_score(self) -> list[Judgment]:
         """Game and match ends, then the next hand (the deal passes clockwise, §3.4)."""
-        out: list[Judgment] = []
-        target = self.options["points_to_win"]
-        leaders = [t for t in (0, 1) if self.totals[t] >= target]
-        if leaders:
-            winner = max(leaders, key=lambda t: self.totals[t])
-            self.games[winner] += 1
-            out.append(judgment("game", winner=winner, games=list(self.games)))
-            if self.games[winner] >= self.options["games_to_win"]:
-                self.finished, self.match_winner, self.turn = True, winner, None
-                out.append(judgment("match", winner=winner))
-                return out
-            self.totals = [0, 0]
-            out.append(self.score_judgment())
+        out, _ = self.close_game_if_won(self.totals, self.games, self.options["points_to_win"],
+                                        self.options["games_to_win"])
+        if self.finished:
+            return out
         self.dealer = self.next_seat(self.dealer)
         self._new_hand()
         return out + self.turn_judgments()

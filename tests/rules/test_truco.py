@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from controller.rules.cards import deck
 from controller.rules.referee import Referee
-from controller.rules.truco import Truco, hand_winner, strength
+from controller.rules.engine import best_of_three as hand_winner
+from controller.rules.truco import Truco, strength
 from controller.sim.truco import random_match
 
 A, B = 0, 1

@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.rules.referee import Referee
-from controller.rules.vitou import hand_winner, strength
+from controller.rules.engine import best_of_three as hand_winner
+from controller.rules.vitou import strength
 from tests.rules.helpers import assert_rejected, feed, kinds, only
 
 X, Y = 0, 1
