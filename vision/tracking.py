@@ -173,7 +173,8 @@ class TableWatcher:
         events: list[CardEvent] = []
         regions = cd.regions() if changed else []
         self.last_regions = regions
-        pending_left = False
+        pending_left = False                       # something still settling or being retried
+        hidden = np.zeros_like(self._deferred)     # still, unexplained: maybe covering cards
         for region in regions:
             still_for = idx - region.last_motion
             if still_for < self.still_frames:
@@ -182,20 +183,22 @@ class TableWatcher:
             needs_eval = bool(np.any(region.last_motion > self._evaluated_at[region.mask])) or \
                 bool(np.any(self._evaluated_at[region.mask] < -(10 ** 9)))
             if needs_eval:
-                done, new_events = self._evaluate(image, idx, region)
+                outcome, new_events = self._evaluate(image, idx, region)
                 events += new_events
-                if not done:
+                if outcome == "retry":
                     pending_left = True
+                elif outcome == "deferred":
+                    hidden |= region.mask
             elif self._deferred[region.mask].any():
                 if still_for >= self.absorb_frames:
                     cd.absorb(region.mask)
                     self._deferred[region.mask] = False
                     self.stats.absorbed += 1
                 else:
-                    pending_left = True
+                    hidden |= region.mask
         quiet = idx - int(cd.last_motion.max()) >= self.still_frames and not pending_left
         if quiet and self._has_missing():
-            events += self._remove_missing(idx)
+            events += self._remove_missing(idx, hidden)
         self.last_events = events
         return events
 
@@ -227,7 +230,7 @@ class TableWatcher:
             m = cv2.dilate(m, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
         return m.astype(bool)
 
-    def _evaluate(self, image: np.ndarray, idx: int, region: Region) -> tuple[bool, list[CardEvent]]:
+    def _evaluate(self, image: np.ndarray, idx: int, region: Region) -> tuple[str, list[CardEvent]]:
         """Look at one settled region: match what the recogniser sees against what we know."""
         zones = self.calibration.zones
         cands = self.candidates()
@@ -248,7 +251,7 @@ class TableWatcher:
         if unexplained > self.occluder_fraction * self.card_area_small:
             if attempt + 1 < self.confirm_attempts:
                 self._attempts[key] = attempt + 1       # look again next frame, another way
-                return False, []
+                return "retry", []
             self._attempts.pop(key, None)
             quad = self._card_shaped(changed_now & ~explained)
             if quad is not None:
@@ -259,11 +262,11 @@ class TableWatcher:
                 self.cards.append(TrackedCard(next(self._seq), None, True, seat, quad, 0.0, idx))
                 self._evaluated_at[region.mask] = idx
                 self.change.absorb(region.mask)
-                return True, [CardEvent(idx, "needs_confirmation", seat, None, True, 0.0)]
+                return "done", [CardEvent(idx, "needs_confirmation", seat, None, True, 0.0)]
             self._evaluated_at[region.mask] = idx
             self._deferred[region.mask] = True
             self.stats.deferred += 1
-            return False, []
+            return "deferred", []
 
         events: list[CardEvent] = []
         matched: set[int] = set()
@@ -324,33 +327,34 @@ class TableWatcher:
         if unsure_left:
             self._attempts[key] = attempt + 1
             # stays open: retried next frame; cards reported meanwhile are tracked, so not re-reported
-            return False, events
+            return "retry", events
         self._attempts.pop(key, None)
         self._evaluated_at[region.mask] = idx
         self._deferred[region.mask] = False
         self.change.absorb(region.mask)
-        return True, events
+        return "done", events
 
     def _region_key(self, region: Region) -> tuple[int, int]:
         x, y, w, h = region.bbox_small
         return ((2 * x + w) // 8, (2 * y + h) // 8)
 
     def _card_shaped(self, mask: np.ndarray) -> np.ndarray | None:
-        """The card quad (image pixels) if ``mask`` is one solid card-sized rectangle, else None."""
-        m = mask.astype(np.uint8)
-        contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        if len(contours) == 0:
-            return None
-        c = max(contours, key=cv2.contourArea)
-        (cx, cy), (w, h), ang = cv2.minAreaRect(c)
-        box_area = max(w * h, 1e-6)
-        short, long_ = sorted((w, h))
-        ratio = (long_ / max(short, 1e-6)) / (self.card_px[1] / self.card_px[0])
-        size = box_area / self.card_area_small
-        fill = cv2.contourArea(c) / box_area
-        if 0.6 < size < 1.6 and 0.75 < ratio < 1.33 and fill > 0.8:
-            box = cv2.boxPoints(((cx, cy), (w, h), ang)).astype(np.float32)
-            return box * [self.change.sx, self.change.sy]
+        """The card quad (image pixels) if ``mask`` holds one solid card-sized rectangle, else None.
+        Tried as is and slightly opened, so a thin bridge to a neighbour does not hide it."""
+        expected = self.card_px[1] / self.card_px[0]
+        m0 = mask.astype(np.uint8)
+        for m in (m0, cv2.morphologyEx(m0, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))):
+            contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            for c in sorted(contours, key=cv2.contourArea, reverse=True)[:3]:
+                (cx, cy), (w, h), ang = cv2.minAreaRect(c)
+                box_area = max(w * h, 1e-6)
+                short, long_ = sorted((w, h))
+                ratio = (long_ / max(short, 1e-6)) / expected
+                size = box_area / self.card_area_small
+                fill = cv2.contourArea(c) / box_area
+                if 0.6 < size < 1.6 and 0.7 < ratio < 1.4 and fill > 0.75:
+                    box = cv2.boxPoints(((cx, cy), (w, h), ang)).astype(np.float32)
+                    return box * [self.change.sx, self.change.sy]
         return None
 
     def _learn_card_size(self, quad: np.ndarray) -> None:
@@ -373,9 +377,13 @@ class TableWatcher:
         self.cards.append(TrackedCard(next(self._seq), card, bool(d.face_up), seat,
                                       np.asarray(d.quad, np.float32), float(d.confidence), idx))
 
-    def _remove_missing(self, idx: int) -> list[CardEvent]:
-        gone = sorted((c for c in self.cards if c.missing), key=lambda c: c.seq)
-        self.cards = [c for c in self.cards if not c.missing]
+    def _remove_missing(self, idx: int, hidden: np.ndarray) -> list[CardEvent]:
+        """Missing cards are removed once the table is quiet, unless something unexplained (a
+        resting hand) lies where they were: then they may just be covered."""
+        gone = sorted((c for c in self.cards if c.missing and not (self._quad_mask([c.quad], 0) & hidden).any()),
+                      key=lambda c: c.seq)
+        gone_ids = {id(c) for c in gone}
+        self.cards = [c for c in self.cards if id(c) not in gone_ids]
         events = [CardEvent(idx, "removed", c.seat, c.card, c.face_up, 1.0) for c in gone]
         if gone and not self.cards:
             events.append(CardEvent(idx, "cleared", None, None, False, 1.0))
