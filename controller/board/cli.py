@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 import time
 from typing import Sequence
@@ -56,6 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    # The report counts disconnects; the driver's own warnings would only interleave.
+    logging.getLogger("controller.board").setLevel(logging.ERROR)
     try:
         return int(args.func(args))
     except BoardError as exc:

@@ -210,6 +210,8 @@ class SerialLink:
                 now = self._now_ms()
                 if data:
                     delivered = self.proto.feed(data, now)
+                    if self.proto.peer_nonce == self.proto.nonce:
+                        self.last_error = "the port echoes our own frames (loop:// or a wired-back port): no board there"
                     if self.proto.restarts != self._restarts_seen:
                         first = self._restarts_seen == 0
                         self._restarts_seen = self.proto.restarts
