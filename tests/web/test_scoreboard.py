@@ -226,3 +226,15 @@ def test_nothing_hidden_is_shown(mosquitto_factory, page):
     assert page.js("return document.querySelectorAll('#trick svg.back').length") >= 1
     page.shot("tv-truco-face-down")
     pub.stop()
+
+
+def test_keepalive_pings_hold_an_idle_link(mosquitto_factory, page):
+    """With keepalive 2 s the broker drops a silent client after 3 s: PINGREQs must keep it."""
+    broker = mosquitto_factory(websockets=True)
+    pub = StandIn(broker.port, "ka", "vitou", seed=1)
+    pub.next()
+    page.open(f"index.html?broker={ws(broker)}&table=ka&config=0&keepalive=2")
+    page.wait("return document.body.dataset.connects === '1'")
+    time.sleep(8)     # mosquitto checks about every 5 s; without pings it drops us within 8 s
+    assert page.js("return [document.body.dataset.conn, document.body.dataset.connects]") == ["connected", "1"]
+    pub.stop()

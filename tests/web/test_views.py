@@ -48,6 +48,8 @@ def test_overlay_transparent_chroma_and_delay(mosquitto_factory, page):
     page.wait(f"return document.body.dataset.seq === '{pub.seq}'")
     assert page.js("return document.querySelectorAll('#trick svg').length") == 3
     page.shot("overlay-transparent")
+    page.shot("overlay-transparent-1920", size=(1920, 1080))
+    page.viewport(1280, 720)
 
     page.open(f"index.html?overlay=1&chroma=00ff00&broker={ws(broker)}&table=ov&config=0")
     page.wait(f"return document.body.dataset.seq === '{pub.seq}'")

@@ -33,6 +33,7 @@
       overlay: ["1", "true", "yes"].includes((q.get("overlay") || "").toLowerCase()),
       chroma: /^[0-9a-fA-F]{6}$/.test(chroma) ? "#" + chroma : null,
       stale: num(q.get("stale"), 120),
+      keepalive: Math.max(2, Math.min(600, num(q.get("keepalive"), 60))),
     };
     if (!cfg.table && cfg.tables.length) cfg.table = cfg.tables[0];
     CT.ROOT = cfg.root;

@@ -89,7 +89,7 @@
     for (const id of cfg.tables) get(id);
     render();
     const client = new CT.MqttClient({
-      url: cfg.url, username: cfg.username, password: cfg.password,
+      url: cfg.url, username: cfg.username, password: cfg.password, keepalive: cfg.keepalive,
       topics: ["status", "meta", "state", "events"].map((k) => CT.ROOT + "+/" + k),
       onMessage: CT.delayed(cfg.delay, onMessage),
       onState: (s) => { conn = s; if (s === "connected") lastConnected = Date.now(); render(); },

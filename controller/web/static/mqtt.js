@@ -50,7 +50,9 @@
       this.username = opts.username || "";
       this.password = opts.password || "";
       this.topics = opts.topics || [];
-      this.keepalive = opts.keepalive || 30;          // seconds
+      // 60 s: the broker drops us after 90 s of silence; a hidden tab's timers may be
+      // throttled to once a minute, and pings every 30 s still arrive in time.
+      this.keepalive = opts.keepalive || 60;          // seconds
       this.minBackoff = opts.minBackoff || 500;       // ms
       this.maxBackoff = opts.maxBackoff || 8000;      // ms
       this.clientId = opts.clientId || ("ct-display-" + Math.random().toString(36).slice(2, 10));
@@ -194,7 +196,7 @@
         // No answer within half a keepalive: the link is dead even if the socket is not.
         this.timers.pong = setTimeout(() => { try { this.ws.close(); } catch (e) { /* */ } },
                                       this.keepalive * 500);
-      }, this.keepalive * 1000 * 0.75);
+      }, this.keepalive * 1000 * 0.5);
     }
   }
 

@@ -299,9 +299,13 @@
     render();
     const topics = cfg.table ? [CT.ROOT + cfg.table + "/#"] : [CT.ROOT + "+/#"];
     const client = new CT.MqttClient({
-      url: cfg.url, username: cfg.username, password: cfg.password, topics,
+      url: cfg.url, username: cfg.username, password: cfg.password, topics, keepalive: cfg.keepalive,
       onMessage: CT.delayed(cfg.delay, onMessage),
-      onState: (s) => { conn = s; render(); },
+      onState: (s) => {
+        conn = s;
+        if (s === "connected") doc.body.dataset.connects = String(+(doc.body.dataset.connects || 0) + 1);
+        render();
+      },
     });
     CT.client = client;
     client.start();
