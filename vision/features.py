@@ -17,9 +17,10 @@ import numpy as np
 
 GRID = (32, 48)          # (w, h) of the colour grid
 FINE = (64, 96)          # (w, h) of the shape (gradient) grid
-SHAPE_WEIGHT = 0.7       # blend: score = (1-w) colour + w shape
+SHAPE_WEIGHT = 0.55      # blend: score = (1-w) colour + w shape
 _TREND_SIGMA = 9.0       # colour-grid pixels; the low-pass removed as "lighting"
 _INNER = 0.06            # fraction of the face border ignored (finder jitter, rounded corners)
+CHROMA_FLOOR = np.float32([0.0, 8.0, 8.0])   # Lab units per pixel: below this, "no colour"
 _PRE = 1.5               # fine-grid pixels of blur before the gradient (forgives misalignment)
 
 
@@ -47,8 +48,13 @@ class Descriptor:
 def describe(face_bgr: np.ndarray) -> Descriptor:
     """Descriptor of a straightened face of any size."""
     small = cv2.resize(face_bgr, GRID, interpolation=cv2.INTER_AREA).astype(np.float32)
-    trend = cv2.GaussianBlur(small, (0, 0), _TREND_SIGMA)
-    colour = (small / (trend + 8.0) - 1.0).reshape(-1, 3).T.copy()
+    grey = small.mean(axis=2)
+    grey = grey / (cv2.GaussianBlur(grey, (0, 0), _TREND_SIGMA) + 8.0) - 1.0
+    # chroma after balancing on the face's own paper (its brightest tenth): red pips stay
+    # red under warm light, and black stays colourless
+    paper = np.percentile(small.reshape(-1, 3), 90, axis=0) + 1.0
+    lab = cv2.cvtColor(np.clip(small / paper, 0, 1.5).clip(0, 1), cv2.COLOR_BGR2LAB)
+    colour = np.stack([grey.reshape(-1), lab[..., 1].reshape(-1), lab[..., 2].reshape(-1)])
     g = cv2.cvtColor(face_bgr, cv2.COLOR_BGR2GRAY) if face_bgr.ndim == 3 else face_bgr
     g = cv2.resize(g, FINE, interpolation=cv2.INTER_AREA).astype(np.float32)
     g = cv2.GaussianBlur(g, (0, 0), _PRE)
@@ -59,41 +65,46 @@ def describe(face_bgr: np.ndarray) -> Descriptor:
     return Descriptor(colour, shape)
 
 
-def _normalise(x: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """Zero-mean, unit-norm over the mask, per channel; (C, D) -> (C, D)."""
+def _normalise(x: np.ndarray, m: np.ndarray, floor: np.ndarray | float = 0.0) -> np.ndarray:
+    """Zero-mean, unit-norm over the mask, per channel; (C, D) -> (C, D).
+
+    ``floor`` (per channel, per visible pixel) keeps a nearly flat channel (the chroma of
+    a black-and-white card) near zero instead of blowing its noise up to unit norm.
+    """
     s = max(float(m.sum()), 1.0)
     mu = (x * m).sum(axis=-1, keepdims=True) / s
     y = (x - mu) * m
-    n = np.sqrt((y * y).sum(axis=-1, keepdims=True)) + 1e-6
+    n = np.sqrt((y * y).sum(axis=-1, keepdims=True)) + 1e-6 + np.reshape(floor, (-1, 1)) * np.sqrt(s)
     return y / n
 
 
 class _Part:
     """One descriptor part of all templates, for full and masked correlation."""
 
-    def __init__(self, raw: np.ndarray, size: tuple[int, int]):
+    def __init__(self, raw: np.ndarray, size: tuple[int, int], floor: np.ndarray | float = 0.0):
         self.raw = raw.astype(np.float32)                        # (N, C, D)
         self.raw2 = self.raw * self.raw
         self.size = size
+        self.floor = np.broadcast_to(np.asarray(floor, np.float32), (raw.shape[1],)).copy()
         inner = INNER[size]
-        self.full = np.stack([_normalise(r, inner) for r in self.raw]).reshape(len(raw), -1)
+        self.full = np.stack([_normalise(r, inner, self.floor) for r in self.raw]).reshape(len(raw), -1)
         self.c = raw.shape[1]
 
     def scores(self, x: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
         inner = INNER[self.size]
         if mask is None:
-            return (self.full @ _normalise(x, inner).reshape(-1)) / self.c
+            return (self.full @ _normalise(x, inner, self.floor).reshape(-1)) / self.c
         m = cv2.resize(mask, self.size, interpolation=cv2.INTER_AREA).reshape(-1)
         m = (m > 0.5).astype(np.float32) * inner
         s = m.sum()
         if s < 0.08 * inner.sum():
             return np.full(len(self.raw), -1.0, np.float32)
-        xn = _normalise(x, m)
+        xn = _normalise(x, m, self.floor)
         t_sum = self.raw @ m                                       # (N, C)
         t_sq = self.raw2 @ m
         cross = np.einsum("ncd,cd->nc", self.raw, xn)             # xn is zero-mean on m
         var = np.maximum(t_sq - t_sum * t_sum / s, 1e-6)
-        return (cross / np.sqrt(var)).mean(axis=1)
+        return (cross / (np.sqrt(var) + 1e-6 + self.floor * np.sqrt(s))).mean(axis=1)
 
 
 @dataclass
@@ -120,7 +131,7 @@ class TemplateBank:
                 ori.append(o)
         self.labels = np.array(lab, dtype=object)
         self.orient = np.array(ori)
-        self.colour = _Part(np.stack([d.colour for d in descs]), GRID)
+        self.colour = _Part(np.stack([d.colour for d in descs]), GRID, CHROMA_FLOOR)
         self.shape = _Part(np.stack([d.shape for d in descs]), FINE)
         self.cards = sorted(set(lab))
 

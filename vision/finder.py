@@ -20,7 +20,8 @@ import numpy as np
 from vision.geometry import order_quad, quad_sides, rect_quad
 
 WORK_SIZE = 800          # longest side of the working copy
-MIN_COVERAGE = 0.86      # a corner hypothesis must be this much card-like ...
+MAX_CHROMA = 20         # card paper is grey once the image is white-balanced; skin is not
+MIN_COVERAGE = 0.75      # a corner hypothesis must be this much card-like ...
 MIN_NEW_EVIDENCE = 0.25  # ... and this much not explained by cards already accepted
 
 
@@ -43,7 +44,7 @@ class FindResult:
 def card_mask(small: np.ndarray) -> np.ndarray:
     """Card-like (light, grey, lighter than the local table) pixels, as solid blobs."""
     h, w = small.shape[:2]
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+    lab = cv2.cvtColor(white_balance(small), cv2.COLOR_BGR2LAB)
     L = lab[..., 0]
     chroma = cv2.magnitude((lab[..., 1].astype(np.float32) - 128), (lab[..., 2].astype(np.float32) - 128))
     # table estimate: median over a window much larger than a card, on a tiny copy
@@ -53,8 +54,13 @@ def card_mask(small: np.ndarray) -> np.ndarray:
     bg = cv2.medianBlur(tiny, max(3, min(k, 255)))
     bg = cv2.resize(bg, (w, h), interpolation=cv2.INTER_LINEAR).astype(np.int16)
     light = (L.astype(np.int16) - bg) > 22
-    grey = chroma < 28
+    grey = chroma < MAX_CHROMA
     raw = (light & grey).astype(np.uint8) * 255
+    raw |= _edge_enclosed(L, grey & ((L.astype(np.int16) - bg) > -25))
+    # thin light lines (a tablecloth's weave) go before holes are filled; a card's border
+    # is wider than this at the working scale
+    t = 3
+    raw = cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((t, t), np.uint8))
     raw = cv2.morphologyEx(raw, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     filled = _fill_holes(raw)
     k = max(3, int(round(max(h, w) / 160)))
@@ -62,10 +68,52 @@ def card_mask(small: np.ndarray) -> np.ndarray:
     return cv2.morphologyEx(filled, cv2.MORPH_OPEN, ker)
 
 
+def _edge_enclosed(L: np.ndarray, paperish: np.ndarray) -> np.ndarray:
+    """Light grey regions closed off by an edge: cards on a table as light as they are."""
+    h, w = L.shape
+    edges = cv2.Canny(cv2.GaussianBlur(L, (3, 3), 0), 20, 60)
+    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+    n, lab, stats, _ = cv2.connectedComponentsWithStats((edges == 0).astype(np.uint8), connectivity=4)
+    out = np.zeros((h, w), np.uint8)
+    amin, amax = (0.04 * min(h, w)) ** 2, 0.3 * h * w
+    for i in range(1, n):
+        x, y, bw, bh, area = stats[i]
+        if area < amin or area > amax or x == 0 or y == 0 or x + bw >= w or y + bh >= h:
+            continue
+        sel = lab[y:y + bh, x:x + bw] == i
+        if paperish[y:y + bh, x:x + bw][sel].mean() < 0.6:
+            continue
+        out[y:y + bh, x:x + bw][sel] = 255
+    return cv2.dilate(out, np.ones((3, 3), np.uint8), iterations=1)
+
+
+def white_balance(img: np.ndarray) -> np.ndarray:
+    """Scale channels so the brightest pixels (card paper, usually) come out neutral."""
+    tiny = cv2.resize(img, (160, max(1, round(160 * img.shape[0] / img.shape[1]))),
+                      interpolation=cv2.INTER_AREA)
+    grey = tiny.max(axis=2)
+    thr = np.percentile(grey, 97)
+    sel = grey >= thr
+    ref = tiny[sel].reshape(-1, 3).astype(np.float32).mean(axis=0) + 1.0
+    gains = ref.mean() / ref
+    if np.abs(gains - 1).max() > 0.5:      # no paper in view: leave it alone
+        return img
+    return np.clip(img.astype(np.float32) * gains, 0, 255).astype(np.uint8)
+
+
 def _fill_holes(mask: np.ndarray) -> np.ndarray:
+    """Fill each outline; a thin open frame (a card border cut by a hand) gets its hull."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     out = np.zeros_like(mask)
     cv2.drawContours(out, contours, -1, 255, -1)
+    for c in contours:
+        area = cv2.contourArea(c)
+        if area < 50:
+            continue
+        hull = cv2.convexHull(c)
+        ha = cv2.contourArea(hull)
+        if area < 0.5 * ha:
+            cv2.fillPoly(out, [hull], 255)
     return out
 
 
@@ -80,7 +128,11 @@ def _single_quad(contour: np.ndarray) -> np.ndarray:
     for eps in (0.02, 0.03, 0.04, 0.06):
         poly = cv2.approxPolyDP(hull, eps * peri, True)
         if len(poly) == 4:
-            return order_quad(poly.reshape(4, 2))
+            p = poly.reshape(4, 2).astype(np.float64)
+            angles = [_angle(p[i - 1] - p[i], p[(i + 1) % 4] - p[i]) for i in range(4)]
+            if max(abs(a - 90) for a in angles) < 10:
+                return order_quad(p)
+            break
     return order_quad(cv2.boxPoints(cv2.minAreaRect(contour)))
 
 
@@ -177,36 +229,72 @@ def find_cards(image: np.ndarray, aspect: float, roi: tuple[int, int, int, int] 
         sizes.append(quad_sides(q))
         quads.append(Candidate(q, True, 1.0))
     if complex_:
-        if sizes:
-            short = float(np.median([s for s, _ in sizes]))
-        else:
-            short = _guess_short(complex_, aspect)
-        long = short * aspect
+        known = float(np.median([s for s, _ in sizes])) if sizes else None
         for c in complex_:
-            scored = []
-            for pair in _corner_hypotheses(c, short, long):
-                best = max(((_coverage(mask, q), q) for q in pair), key=lambda t: t[0], default=None)
-                if best is not None and best[0] > MIN_COVERAGE:
-                    scored.append(best)
-            scored.sort(key=lambda t: -t[0])
-            kept: list[tuple[float, np.ndarray]] = []
-            explained = np.zeros_like(mask)
-            for cov, q in scored:
-                if any(_same_card(q, k, short) for _, k in kept):
-                    continue
-                if _new_evidence(mask, explained, q) < MIN_NEW_EVIDENCE:
-                    continue
-                kept.append((cov, q))
-                cv2.fillPoly(explained, [np.round(q).astype(np.int32)], 255)
-            quads += [Candidate(q, False, cov) for cov, q in kept]
+            shorts = [known] if known else _size_options(c, aspect)
+            best = None
+            for short in shorts:
+                kept = _explain(mask, c, short, short * aspect)
+                fit = _explained(mask, c, [q for _, q in kept])
+                if best is None or fit > best[0]:
+                    best = (fit, kept)
+            if best is not None:
+                quads += [Candidate(q, False, cov) for cov, q in best[1]]
     out = []
     for cand in quads:
         q = cand.quad / scale
         if refine:
-            q = refine_quad(full, q)
+            q = refine_quad(full, refine_quad(full, q, 0.12), 0.04)
         q = q + np.float32([ox, oy])
         out.append(Candidate(order_quad(q), cand.whole, cand.support))
     return FindResult(out, mask, scale)
+
+
+def _explain(mask: np.ndarray, contour: np.ndarray, short: float, long: float
+             ) -> list[tuple[float, np.ndarray]]:
+    """Card rectangles of a given size that together explain one blob."""
+    scored = []
+    for pair in _corner_hypotheses(contour, short, long):
+        best = max(((_coverage(mask, q), q) for q in pair), key=lambda t: t[0], default=None)
+        if best is not None and best[0] > MIN_COVERAGE:
+            scored.append(best)
+    scored.sort(key=lambda t: -t[0])
+    kept: list[tuple[float, np.ndarray]] = []
+    explained = np.zeros_like(mask)
+    for cov, q in scored:
+        if any(_same_card(q, k, short) for _, k in kept):
+            continue
+        if _new_evidence(mask, explained, q) < MIN_NEW_EVIDENCE:
+            continue
+        kept.append((cov, q))
+        cv2.fillPoly(explained, [np.round(q).astype(np.int32)], 255)
+    return kept
+
+
+def _explained(mask: np.ndarray, contour: np.ndarray, quads: list[np.ndarray]) -> float:
+    """How well quads cover one blob: covered share minus the share they spill outside."""
+    x, y, w, h = cv2.boundingRect(contour)
+    pad = int(max(w, h))
+    x0, y0 = max(0, x - pad), max(0, y - pad)
+    x1, y1 = min(mask.shape[1], x + w + pad), min(mask.shape[0], y + h + pad)
+    blob = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(blob, [contour - np.array([x0, y0])], -1, 1, -1)
+    cover = np.zeros_like(blob)
+    for q in quads:
+        cv2.fillPoly(cover, [np.round(q - (x0, y0)).astype(np.int32)], 1)
+    n = max(1, int(blob.sum()))
+    return float((blob & cover).sum() / n - 1.5 * ((cover > blob).sum()) / n)
+
+
+def _size_options(contour: np.ndarray, aspect: float) -> list[float]:
+    """Plausible card short sides for a blob with no lone card to measure."""
+    peri = cv2.arcLength(contour, True)
+    poly = cv2.approxPolyDP(contour, max(2.0, 0.012 * peri), True).reshape(-1, 2).astype(np.float64)
+    n = len(poly)
+    d = [float(np.linalg.norm(poly[(i + 1) % n] - poly[i])) for i in range(n)]
+    opts = sorted(set(round(v, 1) for e in sorted(d)[-4:] for v in (e, e / aspect)))
+    (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
+    return [o for o in opts if 0.15 * min(rw, rh) < o <= min(rw, rh) * 1.05] or [max(d) / aspect]
 
 
 def _new_evidence(mask: np.ndarray, explained: np.ndarray, quad: np.ndarray) -> float:
@@ -216,14 +304,42 @@ def _new_evidence(mask: np.ndarray, explained: np.ndarray, quad: np.ndarray) -> 
 
 
 def _guess_short(contours: list[np.ndarray], aspect: float) -> float:
-    """Card short side from the longest straight edge seen (a full long side of a card)."""
-    best = 0.0
+    """Card short side when no lone card shows it: from full sides of cards in blobs.
+
+    An outline edge running between two right-angled convex corners is a whole side of
+    one card. The longest such edge is taken as a long side unless the blob is too small
+    for that (then it is a short side).
+    """
+    full, longest, small_blob = [], 0.0, np.inf
     for c in contours:
         peri = cv2.arcLength(c, True)
-        poly = cv2.approxPolyDP(c, max(2.0, 0.012 * peri), True).reshape(-1, 2)
-        d = np.linalg.norm(np.roll(poly, -1, axis=0) - poly, axis=1)
-        best = max(best, float(d.max()) if len(d) else 0.0)
-    return best / aspect
+        poly = cv2.approxPolyDP(c, max(2.0, 0.012 * peri), True).reshape(-1, 2).astype(np.float64)
+        n = len(poly)
+        if n < 3:
+            continue
+        sign = np.sign(cv2.contourArea(poly.astype(np.float32), oriented=True))
+        right = []
+        for i in range(n):
+            u1, u2 = poly[i - 1] - poly[i], poly[(i + 1) % n] - poly[i]
+            cross = u1[0] * u2[1] - u1[1] * u2[0]
+            right.append(abs(_angle(u1, u2) - 90) < 14 and np.sign(cross) != sign)
+        for i in range(n):
+            e = float(np.linalg.norm(poly[(i + 1) % n] - poly[i]))
+            longest = max(longest, e)
+            if right[i] and right[(i + 1) % n]:
+                full.append(e)
+        (_, _), (rw, rh), _ = cv2.minAreaRect(c.astype(np.float32))
+        small_blob = min(small_blob, max(rw, rh))
+    if not full:
+        return longest / aspect
+    e = max(full)
+    if e * 0.98 > small_blob:
+        return e
+    # a full edge about 1/aspect of the longest is a short side: trust the pair
+    for f in full:
+        if abs(f * aspect - e) < 0.08 * e:
+            return f
+    return e / aspect
 
 
 def _same_card(a: np.ndarray, b: np.ndarray, short: float) -> bool:
@@ -235,7 +351,7 @@ def _same_card(a: np.ndarray, b: np.ndarray, short: float) -> bool:
     return min(ang, 180 - ang) < 12
 
 
-def refine_quad(image: np.ndarray, quad: np.ndarray, search: float = 0.035) -> np.ndarray:
+def refine_quad(image: np.ndarray, quad: np.ndarray, search: float = 0.07) -> np.ndarray:
     """Move each side of ``quad`` onto the strongest nearby edge (full resolution)."""
     q = np.asarray(quad, np.float64)
     short, long = quad_sides(q.astype(np.float32))
@@ -262,9 +378,14 @@ def refine_quad(image: np.ndarray, quad: np.ndarray, search: float = 0.035) -> n
         my = samp[..., 1].astype(np.float32)
         prof = cv2.remap(grey, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
         grad = prof[:, :-2] - prof[:, 2:]           # inside minus outside: card lighter inside
-        k = np.argmax(np.abs(grad), axis=1)
-        strength = np.abs(grad)[np.arange(len(ts)), k]
-        good = strength > max(12.0, 0.5 * np.median(strength))
+        # the card's own edge is the outermost clearly positive step (inner frame lines and
+        # pictures lie inside it)
+        peak = grad.max(axis=1, keepdims=True)
+        ok = (grad > np.maximum(10.0, 0.45 * peak))
+        idx = np.arange(grad.shape[1])[None, :]
+        k = np.where(ok, idx, -1).max(axis=1)
+        strength = np.where(k >= 0, grad[np.arange(len(ts)), np.maximum(k, 0)], 0.0)
+        good = (k >= 0) & (strength > 12.0)
         if good.sum() < 5:
             lines.append((a, t))
             continue

@@ -23,7 +23,8 @@ from vision.profile import Profile
 
 BACK = "back"
 IMPOSTOR_WEIGHT = 0.3  # how often, relative to genuine cards, an unenrolled card is shown
-NOT_A_CARD = 0.30   # below this best score a region with no clean card outline is dropped
+NOT_A_CARD = 0.30
+GROWTH = (1.0, 1.05, 1.10)   # quad sizes tried about the found centre   # below this best score a region with no clean card outline is dropped
 
 
 @dataclass(frozen=True)
@@ -96,18 +97,26 @@ class Recogniser:
 
     def _classify(self, image, cand: Candidate, found: FindResult, others, allowed, roi
                   ) -> Detection | None:
-        face = _face_crop(image, cand.quad, (FINE[0] * 2, FINE[1] * 2))
-        ch = describe(face)
-        answers = [self._answer(ch, allowed)]
-        vis = _visible_mask(cand.quad, found, roi)
+        # the finder may have stopped at an inner frame line: also try the quad grown a
+        # little about its centre, and keep whichever matches best
+        best_q, best_a, ch = cand.quad, None, None
+        for grow in GROWTH:
+            q = _grow(cand.quad, grow)
+            d = describe(_face_crop(image, q, (FINE[0] * 2, FINE[1] * 2)))
+            a = self._answer(d, allowed)
+            if best_a is None or a.score > best_a.score:
+                best_q, best_a, ch = q, a, d
+        answers = [best_a]
+        vis = _visible_mask(best_q, found, roi)
         if vis is not None and vis.mean() < 0.97:
             answers.append(self._answer(ch, allowed, vis))
         if others:
-            cover = _others_mask(cand.quad, others)
+            cover = _others_mask(best_q, others)
             if cover is not None:
                 m2 = cover if vis is None else cover * vis
                 if m2.mean() > 0.2:
                     answers.append(self._answer(ch, allowed, m2))
+        cand = Candidate(best_q, cand.whole, cand.support)
         best = max(answers, key=lambda a: a.confidence)
         if best.confidence >= self.threshold:
             if best.card == BACK:
@@ -118,6 +127,11 @@ class Recogniser:
         if best.score < NOT_A_CARD * 0.5:
             return None
         return Detection(cand.quad, None, True, best.confidence, best.margin)
+
+
+def _grow(quad: np.ndarray, factor: float) -> np.ndarray:
+    c = quad.mean(axis=0, keepdims=True)
+    return ((quad - c) * factor + c).astype(np.float32)
 
 
 def _face_crop(image: np.ndarray, quad: np.ndarray, size: tuple[int, int]) -> np.ndarray:

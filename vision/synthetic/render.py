@@ -106,7 +106,7 @@ def make_table(kind: str, size: tuple[int, int], rng: np.random.Generator) -> np
         img = np.array((185, 195, 200), np.float32) + rng.normal(0, 4, (h, w, 1)).astype(np.float32)
     elif kind == "cloth":
         p = int(rng.integers(8, 16))
-        stripes = ((xx % p) < p / 3) | ((yy % p) < p / 3)
+        stripes = ((xx % p) < p / 4) | ((yy % p) < p / 4)
         img = np.where(stripes[..., None], np.float32([200, 200, 205]), np.float32([110, 70, 40]))
         img = cv2.GaussianBlur(img.astype(np.float32), (0, 0), 0.8)
     else:

@@ -28,25 +28,27 @@ def random_scene(profile: Profile, seed: int, *, size=(1280, 720), n_cards: int 
     w, h = size
     cards = [c for c in profile.cards if c != "back"]
     chosen = list(rng.choice(len(cards), size=n_cards, replace=False))
-    L = card_long_side(size)
+    scale = float(rng.uniform(0.9, 1.1))       # one camera height per scene: one card size
+    L = card_long_side(size, scale)
     placements: list[Placement] = []
     centres: list[tuple[float, float]] = []
     for k, ci in enumerate(chosen):
         for _ in range(50):
             if overlap and centres and rng.random() < 0.4:
                 bx, by = centres[int(rng.integers(0, len(centres)))]
-                c = (bx + rng.uniform(-0.45, 0.45) * L, by + rng.uniform(-0.45, 0.45) * L)
+                a, r = rng.uniform(0, 2 * np.pi), rng.uniform(0.4, 0.6) * L   # a trick: offset cards
+                c = (bx + r * np.cos(a), by + r * np.sin(a))
             else:
                 c = (rng.uniform(0.15 * w, 0.85 * w), rng.uniform(0.25 * h, 0.75 * h))
             if not (0.1 * w < c[0] < 0.9 * w and 0.2 * h < c[1] < 0.8 * h):
                 continue
             d = [np.hypot(c[0] - a, c[1] - b) for a, b in centres]
-            lim = 0.35 * L if overlap else 1.05 * L
+            lim = 0.38 * L if overlap else 1.05 * L
             if all(x > lim for x in d):
                 break
         down = face_down and rng.random() < 0.12
         placements.append(Placement(cards[ci], c, float(rng.uniform(0, 360)), face_up=not down,
-                                    scale=float(rng.uniform(0.92, 1.08))))
+                                    scale=scale * float(rng.uniform(0.98, 1.02))))
         centres.append(c)
     hand = None
     if hands and rng.random() < 0.5:
