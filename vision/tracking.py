@@ -253,7 +253,9 @@ class TableWatcher:
                 self._attempts[key] = attempt + 1       # look again next frame, another way
                 return "retry", []
             self._attempts.pop(key, None)
-            quad = self._card_shaped(changed_now & ~explained)
+            # known cards still in place cause no change, so only what was seen is cut out here
+            seen = self._quad_mask([np.asarray(d.quad) for d in dets], grow=1)
+            quad = self._card_shaped(changed_now & ~seen)
             if quad is not None:
                 # something card-sized and card-shaped lies still here, but no card was found:
                 # ask a person rather than guess or ignore it
