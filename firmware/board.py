@@ -43,7 +43,7 @@ class Board:
         info = "v%s seats=%d leds=%d buttons=%s" % (
             VERSION, cfg["seats"], cfg["leds"], "".join(str(len(p)) for p in buttons))
         self.info = bytes((messages.INFO,)) + info.encode()
-        self.link = framing.Link(port.write, nonce, rto_ms=40, diff=diff)
+        self.link = framing.Link(port.write, nonce, rto_ms=30, diff=diff)
         self.seen_restarts = 0
         self.host_timeout = cfg["host_timeout_ms"]
         self.event_seq = 0

@@ -218,6 +218,7 @@ class Link:
         self.fast_ms = fast_ms
         self.fast_due = False
         self.last_retx = None
+        self.retx_base = None
         self.last_hello = None
         self.last_tx = None
         self.last_data_tx = None
@@ -285,6 +286,7 @@ class Link:
                     self.stats["retransmits"] += 1
                 self.last_data_tx = now
                 self.last_retx = now
+                self.retx_base = self.in_flight[0][0]
                 if not self.fast_due:
                     self.rto = min(self.rto * 2, self.rto_max)
             self.fast_due = False
@@ -339,10 +341,11 @@ class Link:
             self.stats["acked"] += n
             self.rto = self.rto_base
             self.last_data_tx = now
-        elif kind == ACK and (self.last_retx is None or
-                              self.diff(now, self.last_retx) >= self.fast_ms):
+        elif kind == ACK and (self.last_retx is None or self.retx_base != self.in_flight[0][0]
+                              or self.diff(now, self.last_retx) >= self.fast_ms):
             # A pure ACK that acknowledges nothing new answers a frame that arrived out
-            # of order or twice: one of ours was lost. Resend now rather than at timeout.
+            # of order or twice: one of ours was lost. Resend now rather than at timeout;
+            # once per hole (the other frames of the burst bring more such ACKs).
             self.fast_due = True
             self.stats["fast_retransmits"] += 1
 

@@ -63,7 +63,7 @@ class SerialLink:
         self.proto = framing.Link(self._out.extend,
                                   nonce if nonce is not None else int.from_bytes(os.urandom(4), "big"),
                                   queue_max=HOST_QUEUE,
-                                  rto_ms=30, hello_max_ms=250, fast_ms=10)
+                                  rto_ms=20, hello_max_ms=250, fast_ms=10)
         self._port: Any = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
