@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
 import time
 from typing import Sequence
@@ -31,6 +32,8 @@ def _sim(args: argparse.Namespace) -> int:
     from .sim import BoardSimulator
 
     cfg = {"seats": args.seats, "leds": max(30, args.seats * 7)}
+    # SIGTERM (systemd, timeout) leaves through the with-block, so the pty is removed.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     with BoardSimulator(cfg, FaultSpec.parse(args.faults)) as sim:
         print(sim.port, flush=True)
         print(f"simulated board with {args.seats} seats on {sim.port}; Ctrl-C to stop", file=sys.stderr)

@@ -239,7 +239,7 @@ class BoardPanel:
                     self.duplicate_presses += 1
                     return
                 self._last_event = seq
-                self._presses.append(ButtonPress(seat, messages.KINDS[kind], button))  # type: ignore[arg-type]
+                self._presses.append(ButtonPress(seat, messages.KINDS[kind], button))
             elif op == messages.INFO:
                 self.info = BoardInfo.parse(f[0])
             elif op == messages.ECHO:
@@ -247,7 +247,7 @@ class BoardPanel:
             elif op == messages.STATE:
                 turn, winner, confirm, status, scores = f
                 self._states.append(BoardState(turn, winner, confirm,
-                                               messages.STATUSES[status], scores))  # type: ignore[arg-type]
+                                               messages.STATUSES[status], scores))
             else:
                 self.bad_messages += 1
                 return

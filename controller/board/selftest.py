@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from controller.panel import ButtonPress
+from controller.panel import ButtonPress, Status
 
 from .errors import BoardError, BoardTimeout
 from .host import BoardPanel, BoardState, open_board
@@ -62,8 +62,9 @@ def _check_commands(panel: BoardPanel, seats: int, report: Report) -> None:
         panel.ask_confirmation(seat)
         panel.flash_winner(seat)
         sent += 3
-    for status in ("confirm", "fault", "offline", "ok"):
-        panel.set_status(status)  # type: ignore[arg-type]
+    statuses: tuple[Status, ...] = ("confirm", "fault", "offline", "ok")
+    for status in statuses:
+        panel.set_status(status)
         sent += 1
     scores = tuple(range(7, 7 + min(seats, 4)))
     panel.show_turn(seats - 1)

@@ -130,9 +130,11 @@ class BoardSimulator:
         self.faults = faults or FaultSpec()
         self._clock = clock
         self._step_s = step_s
-        self._rng = random.Random(self.faults.seed)
-        self.to_board = FaultyPipe(self.faults, self._rng)
-        self.to_host = FaultyPipe(self.faults, self._rng)
+        # One random stream per direction and one for unplugs, so each is reproducible
+        # from the seed whatever the threads' timing.
+        self._rng = random.Random(self.faults.seed * 3)
+        self.to_board = FaultyPipe(self.faults, random.Random(self.faults.seed * 3 + 1))
+        self.to_host = FaultyPipe(self.faults, random.Random(self.faults.seed * 3 + 2))
         self.pins = [[SimPin(g, clock) for g in group] for group in self.cfg["buttons"]]
         self.pixels = SimPixels(self.cfg["leds"], clock)
         self._dir = tempfile.mkdtemp(prefix="cardtable-board-")
@@ -218,8 +220,9 @@ class BoardSimulator:
     def press(self, seat: int, button: int = 0, long: bool = False, after_s: float = 0.0) -> float:
         """Press and release a seat's button; returns when (seconds from now) it is released."""
         pin = self.pins[seat][button]
-        hold = (self.cfg["long_press_ms"] + 150 if long else
-                max(60, self.cfg["debounce_ms"] * 3)) / 1000
+        hold_ms: int = (self.cfg["long_press_ms"] + 150 if long else
+                        max(60, self.cfg["debounce_ms"] * 3))
+        hold = hold_ms / 1000
         self.at(after_s, pin.drive_low)
         self.at(after_s + hold, pin.drive_high)
         return after_s + hold

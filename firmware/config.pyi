@@ -1,0 +1,9 @@
+# Type stubs for the host side; the board runs config.py without annotations.
+from typing import Any
+
+DEFAULTS: dict[str, Any]
+
+class ConfigError(ValueError): ...
+
+def normalise(raw: dict[str, Any]) -> dict[str, Any]: ...
+def load(path: str = ...) -> dict[str, Any]: ...
