@@ -9,7 +9,7 @@ from tests.vision_live.helpers import OracleRecogniser, assert_matches_truth, ke
 
 
 def test_one_trick_played_and_gathered():
-    seq = named_sequence("trick")
+    seq = named_sequence("trick", size=(960, 540))
     events, watcher = run(seq)
     assert_matches_truth(events, seq)
     assert watcher.cards == []
