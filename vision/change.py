@@ -26,6 +26,10 @@ class Region:
     last_motion: int                       # frame number of the latest motion inside it
 
 
+class FrameSizeError(ValueError):
+    """A frame whose size differs from the calibration's (another camera mode: calibrate again)."""
+
+
 class ChangeDetector:
     """Motion and change masks on a downscaled grey frame, plus per-pixel last-motion frames.
 
@@ -58,8 +62,8 @@ class ChangeDetector:
     def shrink(self, image_bgr: np.ndarray) -> np.ndarray:
         """The small grey image change detection works on (area-averaged, so noise cancels)."""
         if image_bgr.shape[1] != self.image_size[0] or image_bgr.shape[0] != self.image_size[1]:
-            raise ValueError(f"frame size {image_bgr.shape[1]}x{image_bgr.shape[0]} differs from the "
-                             f"calibrated {self.image_size[0]}x{self.image_size[1]}")
+            raise FrameSizeError(f"frame size {image_bgr.shape[1]}x{image_bgr.shape[0]} differs from the "
+                             f"calibrated {self.image_size[0]}x{self.image_size[1]}; calibrate again for this camera mode")
         grey = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY) if image_bgr.ndim == 3 else image_bgr
         return cv2.resize(grey, self.small_size, interpolation=cv2.INTER_AREA)
 

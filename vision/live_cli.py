@@ -107,11 +107,13 @@ def _watcher(profile_dir: str, cal: Calibration, still_frames: int, threshold: f
 
 
 def _run(name: str, body, argv: Sequence[str]) -> int:
+    from vision.change import FrameSizeError
     from vision.errors import VisionError
 
     try:
         return body(argv)
-    except (CliError, SourceError, CalibrationError, TableConfigError, VisionError, OSError) as exc:
+    except (CliError, SourceError, CalibrationError, TableConfigError, VisionError, FrameSizeError,
+            OSError) as exc:
         print(f"cardtable {name}: {exc}", file=sys.stderr)
         return 2
 
@@ -217,6 +219,9 @@ def _watch(argv: Sequence[str]) -> int:
     p.add_argument("--table", help="table config TOML")
     p.add_argument("--clockwise", action="store_true")
     p.add_argument("--port", type=int, help="serve an MJPEG stream on this port (open http://HOST:PORT/)")
+    p.add_argument("--host", default="0.0.0.0",
+                   help="with --port: address to listen on (default all, so a phone on the club network "
+                        "can watch; 127.0.0.1 for this machine only)")
     p.add_argument("--out", help="write annotated frames into this folder")
     p.add_argument("--every", type=int, default=10, help="with --out: keep every Nth frame (default 10)")
     p.add_argument("--still-frames", type=int, default=8)
@@ -226,7 +231,7 @@ def _watch(argv: Sequence[str]) -> int:
         raise CliError(f"{args.profile_dir}: no such profile folder (run 'cardtable enrol' first)")
     table = _table(args.table)
     if args.port is not None:
-        output = MjpegOutput(args.port)
+        output = MjpegOutput(args.port, args.host)
         print(f"watch: MJPEG stream on http://localhost:{output.port}/ (Ctrl-C to stop)", file=sys.stderr)
     elif args.out:
         output = FolderOutput(args.out, args.every)
