@@ -117,15 +117,35 @@ def _cache_table_texture() -> None:
     render.make_table = make_table
 
 
+def demo_profile(deck_id: str):
+    """The synthetic deck profile, built once and kept in the user's cache (it takes seconds)."""
+    import os
+
+    from vision.profile import Profile
+    from vision.synthetic import synthetic_profile
+
+    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cardtable"
+    where = root / f"synthetic-{deck_id.replace('/', '_')}"
+    try:
+        return Profile.load(where)
+    except Exception:   # missing, stale or unreadable: build it again
+        pass
+    profile = synthetic_profile(deck_id)
+    try:
+        profile.save(where)
+    except OSError:
+        pass
+    return profile
+
+
 class Room:
     """The physical table seen from above: cards lying on it, rendered as camera frames."""
 
     def __init__(self, deck_id: str, clockwise: bool, players: int, seed: int) -> None:
         from vision.calibration import calibrate, paste_markers
-        from vision.synthetic import synthetic_profile
 
         _cache_table_texture()
-        self.profile = synthetic_profile(deck_id)
+        self.profile = demo_profile(deck_id)
         self.seed = seed
         self._paste = paste_markers
         w, h = SIZE
