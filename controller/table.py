@@ -101,6 +101,8 @@ class Table:
         self.link.publish_state(self.ts.state())
         self.judged += [{"seq": seq, **j} for j in published]
         for j in published:
+            if j.get("judgment") in ("trick", "hand"):
+                self._restored.clear()      # a finished trick is gathered: nothing from before is news
             if j.get("judgment") == "trick":
                 for p in self.panels:
                     p.flash_winner(j.get("winner"))

@@ -176,15 +176,19 @@ class TableState:
         return None if g is None else g.unplayed_cards()
 
     def on_table(self) -> set[tuple[int, str]]:
-        """(seat, card) already judged and still lying on the table: vision seeing them again is no news."""
+        """(seat, card) judged and maybe still lying on the table: the current trick, and the
+        last trick while it belongs to this hand (a camera restarted now sees them again)."""
         seen: set[tuple[int, str]] = set()
         snap = self.referee.snapshot() or {}
-        for c in (snap.get("detail") or {}).get("current_trick") or []:
+        detail = snap.get("detail") or {}
+        for c in detail.get("current_trick") or []:
             if c.get("card"):
                 seen.add((c["seat"], c["card"]))
-        for c in (self.last_trick or {}).get("cards") or []:
-            if c.get("card"):
-                seen.add((c["seat"], c["card"]))
+        lt = self.last_trick or {}
+        if lt and lt.get("hand") == detail.get("hand") and not snap.get("finished"):
+            for c in lt.get("cards") or []:
+                if c.get("card"):
+                    seen.add((c["seat"], c["card"]))
         return seen
 
     def deck_id(self) -> str | None:

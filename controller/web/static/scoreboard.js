@@ -18,6 +18,7 @@
                    exchange: "to exchange"};
 
   let cfg, table, conn = "connecting", flashTimer = null;
+  CT.shown = [];
 
   function card(id, cls) {
     return `<span class="cardwrap ${cls || ""}">${CT.cardSVG(id, table.deck)}</span>`;
@@ -267,6 +268,12 @@
 
   function render() {
     (cfg.overlay ? renderOverlay : renderTV)();
+    // What was on screen at each state (seq → score texts): lets tests and kiosks check that
+    // every hand's score was shown, however fast the table plays.
+    if (table.seq !== null && (!CT.shown.length || CT.shown[CT.shown.length - 1][0] !== table.seq)) {
+      CT.shown.push([table.seq, Array.from(doc.querySelectorAll("[id^=score-]")).map((e) => e.textContent.trim())]);
+      if (CT.shown.length > 2000) CT.shown.splice(0, 1000);
+    }
     const b = doc.body;
     b.dataset.seq = table.seq === null ? "" : String(table.seq);
     b.dataset.status = table.status || "";
