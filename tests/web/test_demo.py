@@ -77,6 +77,28 @@ def demo(broker, tmp_path, web_port: int, *extra: str) -> subprocess.Popen:
     return subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
 
 
+def page_showed(page, seq: int, scores: list[int], timeout: float = 15.0) -> None:
+    """The page displayed these scores with the state of this seq (its CT.shown log)."""
+    want = [seq, [str(s) for s in scores]]
+    page.wait(f"return CT.shown.some(e => JSON.stringify(e) === '{json.dumps(want, separators=(',', ':'))}')",
+              timeout=timeout, what=f"page showing {scores} at seq {seq}")
+
+
+def in_step(page, watch: Watcher, timeout: float = 15.0) -> None:
+    """At some moment the page shows exactly the table's latest state (seq and scores)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with watch.lock:
+            st = watch.states.get("demo1") or {}
+        seq, scores = page.js("return [document.body.dataset.seq, "
+                              "Array.from(document.querySelectorAll('[id^=score-]')).map(e => e.textContent.trim())]")
+        if seq == str(st.get("seq")) and scores == [str(s) for s in st.get("scores", [])]:
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"page (seq {seq}, {scores}) never caught up with the table (seq {st.get('seq')}, "
+                         f"{st.get('scores')})")
+
+
 def kill(proc: subprocess.Popen) -> None:
     if proc.poll() is None:
         os.kill(proc.pid, signal.SIGKILL)
@@ -92,26 +114,22 @@ def test_demo_scoreboard_hands_reload_restart_and_last_will(mosquitto_factory, p
         wait_port(web_port, 60)
         page.d.get(f"http://127.0.0.1:{web_port}/")   # as the demo prints it; the broker from its config.json
         page.wait("return document.body.dataset.conn === 'connected'", timeout=20, what="page connected")
-        checked = 0
-        while checked < 3:                         # the right scores after each hand
-            n = checked
-            _, scores = watch.wait(lambda w: len(w.hand_scores) > n and w.hand_scores[n], what=f"hand {n + 1}")
-            page.wait_scores(scores, timeout=10)
-            checked += 1
+        for n in range(3):                         # the right scores after each hand
+            seq, scores = watch.wait(lambda w: len(w.hand_scores) > n and w.hand_scores[n], what=f"hand {n + 1}")
+            page_showed(page, seq, scores)
         page.shot("demo-tv")
         # reload: everything rebuilt from the retained topics
         page.d.refresh()
         page.wait("return document.body.dataset.conn === 'connected'", timeout=20)
-        page.wait("return +document.body.dataset.seq > 0")
-        _, scores = watch.wait(lambda w: w.hand_scores[-1])
-        page.wait_scores(watch.states["demo1"]["scores"], timeout=10)
+        in_step(page, watch)
         # broker restart: the page and the demo reconnect, and the page follows the next hand
-        before = len(watch.hand_scores)
         broker.restart()
         page.wait("return document.body.dataset.conn === 'connected'", timeout=30, what="page reconnected")
-        _, scores = watch.wait(lambda w: len(w.hand_scores) > before and w.hand_scores[before],
-                               timeout=60, what="a hand after the restart")
-        page.wait_scores(scores, timeout=15)
+        before = watch.wait(lambda w: w.c.is_connected() and len(w.hand_scores) + 1, what="watcher back") - 1
+        seq, scores = watch.wait(lambda w: len(w.hand_scores) > before and w.hand_scores[before],
+                                 timeout=60, what="a hand after the restart")
+        page_showed(page, seq, scores)
+        in_step(page, watch)
         # the controller dies: the broker publishes its last will, the page says offline
         kill(proc)
         page.wait("return document.body.dataset.status === 'offline'", timeout=30, what="offline")
@@ -170,8 +188,10 @@ def test_demo_with_its_embedded_broker(page):
         while seen < 2 and time.monotonic() < deadline:
             hands = re.findall(r"demo1 hand +(\d+): .*?score \[(-?\d+), (-?\d+)\]", log_path.read_text())
             if len(hands) > seen:
-                _, a, b = hands[-1]
-                page.wait_scores([int(a), int(b)], timeout=10)
+                for _, a, b in hands[seen:]:       # each hand's score was on the page
+                    want = json.dumps([str(int(a)), str(int(b))])
+                    page.wait(f"return CT.shown.some(e => JSON.stringify(e[1]) === '{want}')", timeout=10,
+                              what=f"scores {a}-{b} shown")
                 seen = len(hands)
             time.sleep(0.1)
         assert seen >= 2, log_path.read_text()[-2000:]
