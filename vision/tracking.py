@@ -257,14 +257,21 @@ class TableWatcher:
             seen = self._quad_mask([np.asarray(d.quad) for d in dets], grow=1)
             quad = self._card_shaped(changed_now & ~seen)
             if quad is not None:
-                # something card-sized and card-shaped lies still here, but no card was found:
-                # ask a person rather than guess or ignore it
+                # something card-sized and card-shaped lies still here, but the finder missed it:
+                # straighten that patch and ask the identifier; if it is not sure either, ask a
+                # person rather than guess or ignore it
                 centre = quad.mean(axis=0)
                 seat = zones.seat_of(centre)
-                self.cards.append(TrackedCard(next(self._seq), None, True, seat, quad, 0.0, idx))
+                card, conf, quad = self._identify_patch(image, quad, cands)
                 self._evaluated_at[region.mask] = idx
                 self.change.absorb(region.mask)
-                return "done", [CardEvent(idx, "needs_confirmation", seat, None, True, 0.0)]
+                if card is not None and card not in {c.card for c in self.cards}:
+                    face_up = card != "back"
+                    self.cards.append(TrackedCard(next(self._seq), card if face_up else None, face_up, seat,
+                                                  quad, conf, idx))
+                    return "done", [CardEvent(idx, "placed", seat, card if face_up else None, face_up, conf)]
+                self.cards.append(TrackedCard(next(self._seq), None, True, seat, quad, 0.0, idx))
+                return "done", [CardEvent(idx, "needs_confirmation", seat, None, True, float(conf))]
             self._evaluated_at[region.mask] = idx
             self._deferred[region.mask] = True
             self.stats.deferred += 1
@@ -274,20 +281,21 @@ class TableWatcher:
         matched: set[int] = set()
         new: list = []
         by_id = {c.card: c for c in self.cards if c.card is not None}
-        for d in dets:
+        # identified cards first (matched by id, wherever they are now), then the rest by position,
+        # so an unreadable glimpse of a known card never steals another card's identity
+        ordered = sorted(dets, key=lambda d: not (d.face_up and d.card is not None))
+        for d in ordered:
             centre = np.asarray(d.quad, np.float32).mean(axis=0)
             known = None
-            if d.face_up and d.card is not None and d.card in by_id:
-                known = by_id[d.card]
-                if id(known) in matched:       # the same card twice: the second one is unsure
-                    known = None
-                    d = _Unsure(d)
-            if known is None:
+            if d.face_up and d.card is not None:
+                known = by_id.get(d.card)
+                if known is not None and id(known) in matched:   # the same card twice: unsure
+                    known, d = None, _Unsure(d)
+            if known is None and not (d.face_up and d.card is not None):
+                # a back, or a face we cannot read now: the known card lying there (partly
+                # covered, touched), else a face-down card that was slid
                 near = [c for c in self.cards if id(c) not in matched and c.face_up == d.face_up
-                        and (c.card is None or not d.face_up)
                         and np.linalg.norm(c.centre - centre) < 0.5 * self.card_long]
-                if d.face_up and d.card is not None:
-                    near = []
                 if near:
                     known = min(near, key=lambda c: float(np.linalg.norm(c.centre - centre)))
                 elif not d.face_up:
@@ -354,10 +362,35 @@ class TableWatcher:
                 ratio = (long_ / max(short, 1e-6)) / expected
                 size = box_area / self.card_area_small
                 fill = cv2.contourArea(c) / box_area
-                if 0.6 < size < 1.6 and 0.7 < ratio < 1.4 and fill > 0.75:
+                lo, hi = (0.6, 1.6) if self._size_trusted() else (0.25, 4.0)
+                if lo < size < hi and 0.7 < ratio < 1.4 and fill > 0.75:
                     box = cv2.boxPoints(((cx, cy), (w, h), ang)).astype(np.float32)
                     return box * [self.change.sx, self.change.sy]
         return None
+
+    def _identify_patch(self, image: np.ndarray, quad: np.ndarray, cands) -> tuple[str | None, float, np.ndarray]:
+        """(card, confidence, refined quad) for a coarse card-shaped patch, via the recogniser's
+        ``identify`` on the straightened patch; (None, 0, quad) when it cannot say."""
+        identify = getattr(self.recogniser, "identify", None)
+        profile = getattr(self.recogniser, "profile", None)
+        if identify is None or profile is None:
+            return None, 0.0, quad
+        try:
+            from vision.geometry import order_quad, warp_face
+            try:
+                from vision.finder import refine_quad   # Vision I's edge snapping, when present
+                quad = refine_quad(image, order_quad(quad))
+            except ImportError:
+                pass
+            q = order_quad(quad)
+            card, conf, _margin = identify(warp_face(image, q, profile.face_size), cands)
+            return card, float(conf), q
+        except Exception:          # a failed look is an unsure card, never a crash
+            return None, 0.0, quad
+
+    def _size_trusted(self) -> bool:
+        """Card size known from cards seen, or from a measured table config (not the default)."""
+        return bool(self._sizes) or self.calibration.table.source != "default"
 
     def _learn_card_size(self, quad: np.ndarray) -> None:
         """Cards seen tell the real card size in pixels (the table config's mm may be rough, or

@@ -76,6 +76,18 @@ class TableSequence:
     def __len__(self) -> int:
         return len(self.shots)
 
+    def table_config_toml(self, card_long_mm: float = 91.0) -> str:
+        """The table this video shows, in millimetres, as a ``--table`` TOML (cards 91 mm long)."""
+        from vision.synthetic.faces import ASPECT
+
+        aspect = ASPECT.get(self.deck_id, 1.5)
+        px_per_mm = 0.30 * min(self.size) * self.card_scale / card_long_mm
+        c = self.marker_centres
+        width = float(np.linalg.norm(c[1] - c[0])) / px_per_mm
+        height = float(np.linalg.norm(c[2] - c[1])) / px_per_mm
+        return (f"[table]\nwidth_mm = {width:.1f}\nheight_mm = {height:.1f}\n"
+                f"card_mm = [{card_long_mm / aspect:.1f}, {card_long_mm:.1f}]\n")
+
 
 def _ease(t: float) -> float:
     return t * t * (3 - 2 * t)
@@ -346,7 +358,8 @@ def sequence_frames(seq: TableSequence, profile=None) -> Iterator[np.ndarray]:
 
 def write_sequence(seq: TableSequence, path: str | Path, profile=None) -> Path:
     """Write the frames as a video (``.avi``: MJPG, ``.mp4``: mp4v) or, for any other path, a folder
-    of ``frame_00000.jpg`` images (quality 95: PNG of noisy frames is slow and huge); the ground truth goes beside it as ``<path>.truth.jsonl``."""
+    of ``frame_00000.jpg`` images (quality 95: PNG of noisy frames is slow and huge); the ground
+    truth goes beside it as ``<path>.truth.jsonl`` and the table as ``<path>.table.toml``."""
     path = Path(path)
     if path.suffix.lower() in (".avi", ".mp4"):
         fourcc = cv2.VideoWriter_fourcc(*("MJPG" if path.suffix.lower() == ".avi" else "mp4v"))
@@ -364,6 +377,7 @@ def write_sequence(seq: TableSequence, path: str | Path, profile=None) -> Path:
             cv2.imwrite(str(path / f"frame_{i:05d}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
     truth = path.parent / (path.name + ".truth.jsonl")
     truth.write_text("".join(json.dumps(e.__dict__) + "\n" for e in seq.events))
+    (path.parent / (path.name + ".table.toml")).write_text(seq.table_config_toml())
     return path
 
 
