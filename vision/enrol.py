@@ -25,6 +25,7 @@ from vision.geometry import order_quad, quad_sides, warp_face
 from vision.profile import FACE_W, Profile
 
 IMAGE_EXT = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
+TIGHT = 0.6             # a found card covering more of the photo than this means a tight crop
 LOOKALIKE = 0.88        # two enrolled cards this similar are reported as look-alikes
 _NAME = re.compile(r"^(?P<stem>[a-z0-9_]+?)(?:\.(?P<n>\d+))?$")
 
@@ -101,6 +102,8 @@ def straighten(img: np.ndarray) -> np.ndarray:
     """
     h, w = img.shape[:2]
     quad = largest_card_quad(img)
+    if quad is not None and cv2.contourArea(quad) > TIGHT * h * w:
+        quad = None          # the card fills the photo: a crop, whose found "card" is its inner frame
     if quad is None:
         quad = order_quad(np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]))
     short, long = quad_sides(quad)
@@ -129,7 +132,7 @@ def largest_card_quad(img: np.ndarray) -> np.ndarray | None:
     if best is None:
         return None
     q = _single_quad(best[1]) / scale
-    return refine_quad(img, q)
+    return refine_quad(img, refine_quad(img, q, 0.12), 0.04)
 
 
 def enrol(reference_dir: str | Path, deck_id: str | None = None,

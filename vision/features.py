@@ -20,7 +20,7 @@ FINE = (64, 96)          # (w, h) of the shape (gradient) grid
 SHAPE_WEIGHT = 0.55      # blend: score = (1-w) colour + w shape
 _TREND_SIGMA = 9.0       # colour-grid pixels; the low-pass removed as "lighting"
 _INNER = 0.06            # fraction of the face border ignored (finder jitter, rounded corners)
-CHROMA_FLOOR = np.float32([0.0, 8.0, 8.0])   # Lab units per pixel: below this, "no colour"
+CHROMA_FLOOR = 6.0       # Lab units per pixel: differences below this are "no colour"
 _PRE = 1.5               # fine-grid pixels of blur before the gradient (forgives misalignment)
 
 
@@ -107,6 +107,41 @@ class _Part:
         return (cross / (np.sqrt(var) + 1e-6 + self.floor * np.sqrt(s))).mean(axis=1)
 
 
+class _Chroma:
+    """Chroma (a, b) of all templates, compared by normalised squared distance.
+
+    Unlike correlation this tells a black pip from a red one in both directions: two
+    colourless faces agree (similarity ~1), a colourless and a red one do not (~0).
+    """
+
+    def __init__(self, raw: np.ndarray, size: tuple[int, int], floor: float):
+        self.raw = raw.astype(np.float32).reshape(len(raw), -1)   # (N, 2*D)
+        self.raw2 = (raw.astype(np.float32) ** 2).sum(axis=1)     # (N, D)
+        self.size = size
+        self.eps_px = 2 * floor * floor
+        inner = INNER[size]
+        self.inner2 = np.concatenate([inner, inner])
+        self.t2_full = (self.raw * self.raw) @ self.inner2
+
+    def scores(self, x: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+        inner = INNER[self.size]
+        if mask is None:
+            m = inner
+            t2 = self.t2_full
+        else:
+            m = cv2.resize(mask, self.size, interpolation=cv2.INTER_AREA).reshape(-1)
+            m = (m > 0.5).astype(np.float32) * inner
+            if m.sum() < 0.08 * inner.sum():
+                return np.full(len(self.raw), -1.0, np.float32)
+            t2 = self.raw2 @ m
+        m2 = np.concatenate([m, m])
+        xv = x.reshape(-1) * m2
+        x2 = float(xv @ x.reshape(-1))
+        cross = self.raw @ xv
+        d2 = np.maximum(x2 + t2 - 2 * cross, 0.0)
+        return 1.0 - 2.0 * d2 / (x2 + t2 + self.eps_px * m.sum())
+
+
 @dataclass
 class Match:
     """Best and runner-up of one face against the bank."""
@@ -131,7 +166,9 @@ class TemplateBank:
                 ori.append(o)
         self.labels = np.array(lab, dtype=object)
         self.orient = np.array(ori)
-        self.colour = _Part(np.stack([d.colour for d in descs]), GRID, CHROMA_FLOOR)
+        col = np.stack([d.colour for d in descs])
+        self.grey = _Part(col[:, :1], GRID)
+        self.chroma = _Chroma(col[:, 1:], GRID, CHROMA_FLOOR)
         self.shape = _Part(np.stack([d.shape for d in descs]), FINE)
         self.cards = sorted(set(lab))
 
@@ -140,8 +177,9 @@ class TemplateBank:
 
         ``mask``: visible part of the face (any size, 1 = visible), None for all of it.
         """
-        return ((1 - SHAPE_WEIGHT) * self.colour.scores(desc.colour, mask)
-                + SHAPE_WEIGHT * self.shape.scores(desc.shape, mask))
+        colour = 0.5 * (self.grey.scores(desc.colour[:1], mask)
+                        + self.chroma.scores(desc.colour[1:], mask))
+        return (1 - SHAPE_WEIGHT) * colour + SHAPE_WEIGHT * self.shape.scores(desc.shape, mask)
 
     def best(self, scores: np.ndarray, allowed: np.ndarray | None = None) -> Match:
         """Top card and the best score of any *other* card among ``allowed`` templates."""

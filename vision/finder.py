@@ -92,11 +92,11 @@ def white_balance(img: np.ndarray) -> np.ndarray:
     tiny = cv2.resize(img, (160, max(1, round(160 * img.shape[0] / img.shape[1]))),
                       interpolation=cv2.INTER_AREA)
     grey = tiny.max(axis=2)
-    thr = np.percentile(grey, 97)
+    thr = np.percentile(grey, 99.5)
     sel = grey >= thr
     ref = tiny[sel].reshape(-1, 3).astype(np.float32).mean(axis=0) + 1.0
     gains = ref.mean() / ref
-    if np.abs(gains - 1).max() > 0.5:      # no paper in view: leave it alone
+    if np.abs(gains - 1).max() > 0.3:      # no paper in view: leave it alone
         return img
     return np.clip(img.astype(np.float32) * gains, 0, 255).astype(np.uint8)
 

@@ -15,7 +15,6 @@ import cv2
 import numpy as np
 
 from vision import confidence as conf_mod
-from vision.augment import stress_face
 from vision.features import FINE, TemplateBank, describe
 from vision.finder import Candidate, FindResult, find_cards
 from vision.geometry import face_corners, quad_sides, warp_face
@@ -47,7 +46,7 @@ class _Answer:
 class Recogniser:
     """Identifies cards of one profile; build once, call per image."""
 
-    def __init__(self, profile: Profile, *, threshold: float = 0.85):
+    def __init__(self, profile: Profile, *, threshold: float = 0.7):
         self.profile = profile
         self.threshold = threshold
         labels, faces = [], []
@@ -97,6 +96,21 @@ class Recogniser:
 
     def _classify(self, image, cand: Candidate, found: FindResult, others, allowed, roi
                   ) -> Detection | None:
+        best, quad = self._best_answer(image, cand, found, others, allowed, roi)
+        if best.confidence >= self.threshold:
+            if best.card == BACK:
+                return Detection(quad, None, False, best.confidence, best.margin)
+            return Detection(quad, best.card, True, best.confidence, best.margin)
+        if not cand.whole:      # a piece of a pile that matches nothing: not evidence of a card
+            return None
+        if best.score < NOT_A_CARD:
+            return None
+        return Detection(quad, None, True, best.confidence, best.margin)
+
+    def _best_answer(self, image, cand: Candidate, found: FindResult, others, allowed, roi
+                     ) -> tuple[_Answer, np.ndarray]:
+        """The most confident reading of one candidate (whole face, visible part, or the
+        part no other card covers), and the quad it was read at."""
         # the finder may have stopped at an inner frame line: also try the quad grown a
         # little about its centre, and keep whichever matches best
         best_q, best_a, ch = cand.quad, None, None
@@ -116,17 +130,7 @@ class Recogniser:
                 m2 = cover if vis is None else cover * vis
                 if m2.mean() > 0.2:
                     answers.append(self._answer(ch, allowed, m2))
-        cand = Candidate(best_q, cand.whole, cand.support)
-        best = max(answers, key=lambda a: a.confidence)
-        if best.confidence >= self.threshold:
-            if best.card == BACK:
-                return Detection(cand.quad, None, False, best.confidence, best.margin)
-            return Detection(cand.quad, best.card, True, best.confidence, best.margin)
-        if not cand.whole and best.score < NOT_A_CARD:
-            return None
-        if best.score < NOT_A_CARD * 0.5:
-            return None
-        return Detection(cand.quad, None, True, best.confidence, best.margin)
+        return max(answers, key=lambda a: a.confidence), best_q
 
 
 def _grow(quad: np.ndarray, factor: float) -> np.ndarray:
@@ -177,31 +181,40 @@ def _others_mask(quad: np.ndarray, others: list[np.ndarray]) -> np.ndarray | Non
     return out if hit else None
 
 
-def calibrate(profile: Profile, *, per_card: int = 6, seed: int = 0) -> tuple[float, float, float]:
-    """Fit the confidence mapping on stress copies of the profile's own faces.
+def calibrate(profile: Profile, *, scenes: int = 12, seed: int = 0) -> tuple[float, float, float]:
+    """Fit the confidence mapping on rendered stress scenes of the profile's own faces.
 
-    Genuine: the copy against the full bank. Impostor: the same copy with its own card
-    removed from the candidates, as for a card that is not in the deck or already played.
+    Genuine: each found card read against the whole deck (right or wrong). Impostor: the
+    same card read with its own id removed from the candidates, as for a card of another
+    deck or one the caller has ruled out.
     """
-    rng = np.random.default_rng(seed)
+    from vision.synthetic.stress import random_scene
     rec = Recogniser(profile)
-    cards = [c for c in profile.faces]
+    labels = rec.bank.labels
     scores, margins, correct, weight = [], [], [], []
-    for card in cards:
-        for _ in range(per_card):
-            face = profile.faces[card][int(rng.integers(0, len(profile.faces[card])))]
-            img, vis = stress_face(face, rng)
-            s = rec.bank.scores(describe(img), vis)
-            m = rec.bank.best(s)
-            scores.append(m.score)
-            margins.append(m.score - m.runner_up)
-            correct.append(m.card == card)
+    n_cards = max(1, min(4, len(profile.cards) - 1))
+    for k in range(scenes):
+        scene = random_scene(profile, seed * 1000 + k, size=(960, 540), n_cards=n_cards)
+        found = find_cards(scene.image, profile.aspect)
+        for i, cand in enumerate(found.candidates):
+            c = cand.quad.mean(axis=0)
+            truth = min(scene.truth, key=lambda t: float(np.linalg.norm(t.quad.mean(axis=0) - c)))
+            short, _ = quad_sides(truth.quad)
+            if np.linalg.norm(truth.quad.mean(axis=0) - c) > 0.3 * short:
+                continue
+            want = truth.card if truth.face_up else BACK
+            others = [o.quad for j, o in enumerate(found.candidates) if j != i]
+            a, _ = rec._best_answer(scene.image, cand, found, others, None, None)
+            scores.append(a.score)
+            margins.append(a.margin)
+            correct.append(a.card == want)
             weight.append(1.0)
-            if len(cards) > 2:
-                allowed = rec.bank.labels != card
-                m2 = rec.bank.best(s, allowed)
-                scores.append(m2.score)
-                margins.append(m2.score - m2.runner_up)
+            if want in rec.bank.cards and len(rec.bank.cards) > 2:
+                b, _ = rec._best_answer(scene.image, cand, found, others, labels != want, None)
+                scores.append(b.score)
+                margins.append(b.margin)
                 correct.append(False)
                 weight.append(IMPOSTOR_WEIGHT)
+    if len(set(correct)) < 2:
+        return conf_mod.DEFAULT
     return conf_mod.fit(np.array(scores), np.array(margins), np.array(correct), np.array(weight))
