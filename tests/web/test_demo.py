@@ -183,18 +183,19 @@ def test_demo_with_its_embedded_broker(page):
         wait_port(web_port, 60)
         page.d.get(f"http://127.0.0.1:{web_port}/")
         page.wait("return document.body.dataset.conn === 'connected'", timeout=20, what="page connected")
-        seen = 0
+        pattern = r"demo1 hand +(\d+): .*?score \[(-?\d+), (-?\d+)\]"
+        seen = first = len(re.findall(pattern, log_path.read_text()))   # hands over before the page came
         deadline = time.monotonic() + 60
-        while seen < 2 and time.monotonic() < deadline:
-            hands = re.findall(r"demo1 hand +(\d+): .*?score \[(-?\d+), (-?\d+)\]", log_path.read_text())
+        while seen < first + 2 and time.monotonic() < deadline:
+            hands = re.findall(pattern, log_path.read_text())
             if len(hands) > seen:
                 for _, a, b in hands[seen:]:       # each hand's score was on the page
-                    want = json.dumps([str(int(a)), str(int(b))])
+                    want = json.dumps([str(int(a)), str(int(b))], separators=(",", ":"))
                     page.wait(f"return CT.shown.some(e => JSON.stringify(e[1]) === '{want}')", timeout=10,
                               what=f"scores {a}-{b} shown")
                 seen = len(hands)
             time.sleep(0.1)
-        assert seen >= 2, log_path.read_text()[-2000:]
+        assert seen >= first + 2, log_path.read_text()[-2000:]
         assert page.text("#gamepanel").upper().startswith("TRUCO LADDER")
         page.shot("demo-embedded-truco")
     finally:
