@@ -11,7 +11,7 @@
   const doc = global.document;
 
   const LADDERS = {vitou: [3, 6, 12, "barrac"], truco: [1, 3, 6, 9, 12]};
-  const REASONS = {tricks: "on tricks", refused: "bid refused", ran: "ran", tied: "tied",
+  const REASONS = {tricks: "on tricks", refused: "refused", ran: "ran", tied: "tied",
                    decided: "decided", penalty: "penalty"};
   const EXPECTS = {card: "to play", call: "may bid", answer: "to answer", decide: "to decide",
                    comanda: "to declare the comanda", deal_option: "to keep or pass", discard: "to discard",
