@@ -117,3 +117,17 @@ def test_card_pictures_of_all_five_decks(page):
     assert page.js("return Array.from(document.querySelectorAll('svg.card')).every(s => s.children.length > 2)")
     assert page.js("return document.querySelector('svg[data-card=\"trump/21\"]').textContent.includes('XXI')")
     page.shot("cards-all-decks", size=(1280, 1000))
+
+
+def test_works_from_a_plain_file_and_waits_for_an_unknown_table(mosquitto_factory, page):
+    """No web server at all (a file on the streaming PC): the query string is enough."""
+    broker = mosquitto_factory(websockets=True)
+    pub = StandIn(broker.port, "file1", "vitou", seed=6)
+    scores, _ = next(pub.hands_iter())
+    static = ROOT / "controller" / "web" / "static"
+    page.d.get(f"file://{static}/index.html?overlay=1&broker={ws(broker)}&table=file1")
+    page.wait_scores(scores)
+    page.d.get(f"file://{static}/index.html?broker={ws(broker)}&table=nosuch")
+    page.wait("return document.body.dataset.conn === 'connected'")
+    assert "Waiting for a match at nosuch" in page.text()
+    pub.stop()
