@@ -117,6 +117,12 @@ def test_card_pictures_of_all_five_decks(page):
     assert page.js("return Array.from(document.querySelectorAll('svg.card')).every(s => s.children.length > 2)")
     assert page.js("return document.querySelector('svg[data-card=\"trump/21\"]').textContent.includes('XXI')")
     page.shot("cards-all-decks", size=(1280, 1000))
+    page.js("document.body.innerHTML = '<div style=\"display:flex;gap:6px\">' + "
+            "['clubs/10', 'hearts/9', 'diamonds/queen', 'spades/ace', 'coins/7', 'cups/3', 'swords/knight', "
+            "'batons/10', 'trump/18', 'fool', null].map(c => CT.cardSVG(c, c && (c.startsWith('trump') || c === 'fool') "
+            "? 'tarot-1jj' : 'trevigiane-52')).join('') + '</div>';"
+            "document.querySelectorAll('svg').forEach(s => s.style.width = '100px');")
+    page.shot("cards-closeup", size=(1240, 170))
 
 
 def test_works_from_a_plain_file_and_waits_for_an_unknown_table(mosquitto_factory, page):

@@ -94,9 +94,10 @@
   }
 
   function corner(label, suit, color) {
-    const one = `<text x="0" y="0" font-size="17" font-weight="700" text-anchor="middle" fill="${color}" ` +
+    const fs = String(label).length > 1 ? 13 : 17;     // "10" must not touch the pips
+    const one = `<text x="0" y="0" font-size="${fs}" font-weight="700" text-anchor="middle" fill="${color}" ` +
       `font-family="DejaVu Sans, Liberation Sans, Arial, sans-serif">${esc(label)}</text>` + pip(suit, 0, 12, 11);
-    return `<g transform="translate(12 20)">${one}</g><g transform="translate(88 120) rotate(180)">${one}</g>`;
+    return `<g transform="translate(11 19)">${one}</g><g transform="translate(89 121) rotate(180)">${one}</g>`;
   }
 
   function trump(n) {
@@ -133,7 +134,8 @@
       body += pip(suit, 50, 70, 46);
     } else if (n > 1) {
       const size = n >= 7 ? 19 : 23;
-      body += PIPS[n].map(([x, y]) => pip(suit, x, y, size, y > 70)).join("");
+      const italian = ["coins", "cups", "swords", "batons"].includes(suit);   // drawn upright
+      body += PIPS[n].map(([x, y]) => pip(suit, x, y, size, !italian && y > 70)).join("");
     } else {
       // A court card: a framed panel with the figure's letter and its suit.
       const name = labels[rank] ? labels[rank][1] : rank;
