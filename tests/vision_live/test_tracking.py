@@ -77,3 +77,10 @@ def test_card_is_placed_only_after_the_still_window():
         events, _ = run(b.build(), still_frames=still)
         assert len(events) == 1
         assert placed_at - 8 + still <= events[0].frame <= placed_at + still + 1
+
+
+def test_hands_resting_on_played_cards_change_nothing():
+    seq = named_sequence("busy", size=(960, 540))
+    events, watcher = run(seq)
+    assert_matches_truth(events, seq)
+    assert [c.card for c in watcher.cards] == ["hearts/7", "clubs/9"]

@@ -394,7 +394,8 @@ def trick(b: SequenceBuilder, plays: Seq[tuple[int, str | None]], winner: int, *
 
 def named_sequence(name: str, *, size=(1280, 720), seed: int = 0, stress=None, table: str = "plain") -> TableSequence:
     """``trick``: one trick of four; ``match``: three tricks with waves, a resting hand, a slide and
-    overlap; ``hands``: hand motion only (no events); ``overlap``; ``facedown``."""
+    overlap; ``hands``: hand motion only (no events); ``busy``: two cards, then hands waving and
+    resting over them (no more events); ``overlap``; ``facedown``."""
     b = SequenceBuilder(name=name, size=size, seed=seed, stress=stress, table=table)
     if name in ("trick", "demo"):
         trick(b, [(0, "hearts/7"), (1, "hearts/king"), (2, "spades/ace"), (3, "hearts/10")], winner=2)
@@ -424,6 +425,16 @@ def named_sequence(name: str, *, size=(1280, 720), seed: int = 0, stress=None, t
             b.idle(4)
             b.rest((k + 1) % 4, b.spot((k + 1) % 4, along=0.3 * b.card_long), frames=12)
         b.idle(10)
+    elif name == "busy":
+        # two cards lie on the table while hands wave and rest over them, even on them
+        b.idle(10)
+        b.play(0, "hearts/7").idle(12).play(1, "clubs/9").idle(12)
+        for k in range(4):
+            b.wave((k + 2) % 4, across=0.5 + 0.1 * (k % 2))
+            b.idle(3)
+            b.rest((k + 3) % 4, b.spot(k % 2), frames=14)     # a hand resting on a played card
+            b.idle(4)
+        b.idle(12)
     elif name == "overlap":
         b.idle(12)
         w, h = b.size
@@ -438,5 +449,5 @@ def named_sequence(name: str, *, size=(1280, 720), seed: int = 0, stress=None, t
     elif name == "facedown":
         trick(b, [(0, None), (1, "clubs/jack"), (2, None)], winner=1)
     else:
-        raise KeyError(f"unknown synthetic sequence {name!r} (trick, match, hands, overlap, facedown)")
+        raise KeyError(f"unknown synthetic sequence {name!r} (trick, match, hands, busy, overlap, facedown)")
     return b.build()
