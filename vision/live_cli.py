@@ -196,6 +196,8 @@ def _calibrate(argv: Sequence[str]) -> int:
     bg_path = cal.save(out)
     check = out.with_suffix(".check.png")
     cv2.imwrite(str(check), annotate_calibration(background, cal))
+    # the table seen from straight above, 1 pixel per mm: straight edges mean a good calibration
+    cv2.imwrite(str(out.with_suffix(".topdown.png")), cal.rectify(background, px_per_mm=1.0))
     w, h = cal.card_px
     print(f"{out}: {len(cal.zones.seats)} seats, table {cal.table.width_mm:.0f}x{cal.table.height_mm:.0f} mm, "
           f"card {w:.0f}x{h:.0f} px; background {bg_path}; check the picture {check}")

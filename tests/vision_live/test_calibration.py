@@ -95,3 +95,17 @@ def test_printed_marker_sheet_is_detectable(tmp_path):
     assert sorted(find_markers(cv2.cvtColor(page, cv2.COLOR_GRAY2BGR))) == [0, 1, 2, 3]
     png, pdf = write_marker_sheet(tmp_path)
     assert png.stat().st_size > 1000 and pdf.read_bytes().startswith(b"%PDF-1.4")
+
+
+def test_rectified_view_is_in_millimetres():
+    image, seq, cam = _scene(1)
+    cal = calibrate(image, TableConfig(width_mm=1000, height_mm=560))
+    top = cal.rectify(image, px_per_mm=0.5)
+    assert top.shape[:2] == (280, 500)
+    # a top-down pixel shows what the camera sees at that table point
+    blurred, top_b = cv2.GaussianBlur(image, (9, 9), 3), cv2.GaussianBlur(top, (5, 5), 1.5)
+    for x_mm, y_mm in [(100, 100), (500, 280), (900, 460), (250, 400)]:
+        px, py = cal.to_image(np.array([[x_mm, y_mm]]))[0]
+        a = top_b[int(y_mm * 0.5), int(x_mm * 0.5)].astype(int)
+        b = blurred[int(round(py)), int(round(px))].astype(int)
+        assert np.abs(a - b).max() < 25, (x_mm, y_mm, a, b)

@@ -57,6 +57,7 @@ def test_calibrate_then_track_and_watch_with_the_file(recorded, tmp_path, capsys
     cal = tmp_path / "cal.json"
     assert cardtable(["calibrate", str(video), "-o", str(cal), "--markers", str(tmp_path / "print")]) == 0
     assert cal.exists() and (tmp_path / "cal.check.png").exists() and (tmp_path / "print" / "markers.pdf").exists()
+    assert (tmp_path / "cal.topdown.png").exists() and (tmp_path / "cal.background.png").exists()
     capsys.readouterr()
     out = tmp_path / "frames"
     assert cardtable(["watch", str(profile), str(video), "--calibration", str(cal), "--out", str(out),
