@@ -83,7 +83,9 @@ def mosquitto_factory(tmp_path: Path) -> Iterator:
         n = len(started)
         port = free_port()
         ws_port = free_port() if websockets else None
-        lines = ["per_listener_settings false", f"listener {port} 127.0.0.1", "protocol mqtt"]
+        # `user root`: as root, mosquitto would otherwise drop to its own user and could not
+        # write its persistence file (or read password/ACL files) in pytest's private tmp_path.
+        lines = ["user root", "per_listener_settings false", f"listener {port} 127.0.0.1", "protocol mqtt"]
         if ws_port:
             lines += [f"listener {ws_port} 127.0.0.1", "protocol websockets"]
         if password_file:
