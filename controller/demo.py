@@ -282,15 +282,16 @@ class TableDriver:
         p = self.table.ts.pending
         assert p is not None
         payload: dict[str, Any] = {}
-        if want and want.get("event") == "card" and want.get("card"):
+        verb = "reject"                    # not the play the referee saw being made: take it back
+        if want and want.get("event") == "card" and want.get("card") and (
+                p.get("card") == want["card"] or (p.get("card") is None and p.get("seat") == want["seat"])):
             payload = {"card": want["card"], "seat": want["seat"]}
             verb = "confirm"
-        elif p.get("card"):
-            verb = "confirm"
-        else:
-            verb = "reject"
         cid = self.referee.send(self.table.ts.table_id, verb, payload)
         yield from self._wait(lambda: cid in self.referee.results)
+        if not self.referee.results[cid].get("ok") and self.table.ts.pending is not None:
+            cid = self.referee.send(self.table.ts.table_id, "reject", {})
+            yield from self._wait(lambda: cid in self.referee.results)
 
     def _settle_room(self) -> Iterator[None]:
         """Players gather a finished trick (or a hand ended): the cards leave the table."""

@@ -174,6 +174,14 @@ class Table:
         if kind == "placed" and (ev.seat, ev.card) in self._restored:
             self._restored.discard((ev.seat, ev.card))
             return                                   # judged before a restart; the camera sees it again
+        unsure = kind == "needs_confirmation" or ev.card is None or float(ev.confidence) < self.min_confidence
+        mine = [rc for rc in self._restored if rc[0] == ev.seat]
+        if unsure and len(mine) == 1:                # the same card, seen less well than before
+            self._restored.discard(mine[0])
+            confirm = getattr(self.vision, "confirm", None)
+            if confirm is not None:
+                confirm(mine[0][0], mine[0][1])
+            return
         if self.ts.pending is not None:
             self._held.append(ev)
             return
