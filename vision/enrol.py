@@ -20,11 +20,12 @@ import numpy as np
 from controller.rules.cards import deck, decks
 from vision.errors import EnrolError, ImageError
 from vision.features import TemplateBank, describe
-from vision.finder import WORK_SIZE, _single_quad, card_mask, refine_quad
+from vision.finder import find_cards
 from vision.geometry import order_quad, quad_sides, warp_face
 from vision.profile import FACE_W, Profile
 
 IMAGE_EXT = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
+ASPECTS = (1.4, 1.55, 1.75, 1.9)   # card shapes tried when the deck's is not known yet
 TIGHT = 0.6             # a found card covering more of the photo than this means a tight crop
 LOOKALIKE = 0.88        # two enrolled cards this similar are reported as look-alikes
 _NAME = re.compile(r"^(?P<stem>[a-z0-9_]+?)(?:\.(?P<n>\d+))?$")
@@ -112,27 +113,22 @@ def straighten(img: np.ndarray) -> np.ndarray:
 
 
 def largest_card_quad(img: np.ndarray) -> np.ndarray | None:
-    """Quad of the biggest rectangular light region covering 4–92 % of the photo."""
+    """Quad of the biggest card the finder sees covering 4–92 % of the photo.
+
+    The deck's shape is not known yet, so the common card shapes are all tried; a lone
+    rectangle beats a card read out of a blob that touches something else.
+    """
     h, w = img.shape[:2]
-    scale = min(1.0, WORK_SIZE / max(h, w))
-    small = cv2.resize(img, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
-    mask = card_mask(small)
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    sh, sw = mask.shape
     best = None
-    for c in contours:
-        area = cv2.contourArea(c)
-        if not 0.04 * sh * sw < area < 0.92 * sh * sw:
-            continue
-        (_, _), (rw, rh), _ = cv2.minAreaRect(c)
-        if area / (rw * rh + 1e-9) < 0.85:
-            continue
-        if best is None or area > best[0]:
-            best = (area, c)
-    if best is None:
-        return None
-    q = _single_quad(best[1]) / scale
-    return refine_quad(img, refine_quad(img, q, 0.12), 0.04)
+    for aspect in ASPECTS:
+        for cand in find_cards(img, aspect).candidates:
+            area = cv2.contourArea(cand.quad)
+            if not 0.04 * h * w < area < 0.92 * h * w:
+                continue
+            key = (cand.whole, area * cand.support)
+            if best is None or key > best[0]:
+                best = (key, cand.quad)
+    return None if best is None else best[1]
 
 
 def enrol(reference_dir: str | Path, deck_id: str | None = None,

@@ -21,6 +21,8 @@ from vision.geometry import order_quad, quad_sides, rect_quad
 
 WORK_SIZE = 800          # longest side of the working copy
 MAX_CHROMA = 20         # card paper is grey once the image is white-balanced; skin is not
+SOLID_FALLBACK = True
+MIN_SHORT = 0.07         # a card's short side is at least this share of the image's short side
 MIN_COVERAGE = 0.75      # a corner hypothesis must be this much card-like ...
 MIN_NEW_EVIDENCE = 0.25  # ... and this much not explained by cards already accepted
 
@@ -62,10 +64,25 @@ def card_mask(small: np.ndarray) -> np.ndarray:
     t = 3
     raw = cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((t, t), np.uint8))
     raw = cv2.morphologyEx(raw, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    filled = _fill_holes(raw)
     k = max(3, int(round(max(h, w) / 160)))
     ker = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-    return cv2.morphologyEx(filled, cv2.MORPH_OPEN, ker)
+    thin = cv2.morphologyEx(_fill_holes(raw), cv2.MORPH_OPEN, ker)
+    # A light-lined cloth closes cells that hole filling turns into one huge blob. Where a
+    # blob is not compact, use instead the solid paper that survives a wider opening.
+    s = max(5, int(round(max(h, w) / 110)))
+    solid = cv2.morphologyEx(raw, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (s, s)))
+    solid = cv2.morphologyEx(_fill_holes(solid), cv2.MORPH_OPEN, ker)
+    contours, _ = cv2.findContours(thin, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    out = np.zeros_like(thin)
+    for c in contours:
+        area = cv2.contourArea(c)
+        hull = cv2.contourArea(cv2.convexHull(c))
+        part = np.zeros_like(thin)
+        cv2.drawContours(part, [c], -1, 255, -1)
+        if SOLID_FALLBACK and hull > 0 and area / hull < 0.75 and area > 0.02 * h * w:
+            part &= solid
+        out |= part
+    return out
 
 
 def _edge_enclosed(L: np.ndarray, paperish: np.ndarray) -> np.ndarray:
@@ -205,7 +222,7 @@ def find_cards(image: np.ndarray, aspect: float, roi: tuple[int, int, int, int] 
     mask = card_mask(small)
     h, w = mask.shape
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    min_side = 0.04 * min(h, w)
+    min_side = MIN_SHORT * min(h, w)
     amin = (min_side ** 2) * aspect
     singles: list[np.ndarray] = []
     complex_: list[np.ndarray] = []
@@ -231,7 +248,7 @@ def find_cards(image: np.ndarray, aspect: float, roi: tuple[int, int, int, int] 
     if complex_:
         known = float(np.median([s for s, _ in sizes])) if sizes else None
         for c in complex_:
-            shorts = [known] if known else _size_options(c, aspect)
+            shorts = [known] if known else _size_options(c, aspect, min_side)
             best = None
             for short in shorts:
                 kept = _explain(mask, c, short, short * aspect)
@@ -286,7 +303,7 @@ def _explained(mask: np.ndarray, contour: np.ndarray, quads: list[np.ndarray]) -
     return float((blob & cover).sum() / n - 1.5 * ((cover > blob).sum()) / n)
 
 
-def _size_options(contour: np.ndarray, aspect: float) -> list[float]:
+def _size_options(contour: np.ndarray, aspect: float, min_short: float) -> list[float]:
     """Plausible card short sides for a blob with no lone card to measure."""
     peri = cv2.arcLength(contour, True)
     poly = cv2.approxPolyDP(contour, max(2.0, 0.012 * peri), True).reshape(-1, 2).astype(np.float64)
@@ -294,7 +311,8 @@ def _size_options(contour: np.ndarray, aspect: float) -> list[float]:
     d = [float(np.linalg.norm(poly[(i + 1) % n] - poly[i])) for i in range(n)]
     opts = sorted(set(round(v, 1) for e in sorted(d)[-4:] for v in (e, e / aspect)))
     (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
-    return [o for o in opts if 0.15 * min(rw, rh) < o <= min(rw, rh) * 1.05] or [max(d) / aspect]
+    return [o for o in opts if 0.15 * min(rw, rh) < o <= min(rw, rh) * 1.05 and o >= min_short] \
+        or [max(d) / aspect]
 
 
 def _new_evidence(mask: np.ndarray, explained: np.ndarray, quad: np.ndarray) -> float:

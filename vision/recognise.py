@@ -22,8 +22,7 @@ from vision.profile import Profile
 
 BACK = "back"
 IMPOSTOR_WEIGHT = 0.3  # how often, relative to genuine cards, an unenrolled card is shown
-NOT_A_CARD = 0.30
-GROWTH = (1.0, 1.05, 1.10)   # quad sizes tried about the found centre   # below this best score a region with no clean card outline is dropped
+GROWTH = (0.95, 1.0, 1.05, 1.10)   # quad sizes tried about the found centre
 
 
 @dataclass(frozen=True)
@@ -103,8 +102,8 @@ class Recogniser:
             return Detection(quad, best.card, True, best.confidence, best.margin)
         if not cand.whole:      # a piece of a pile that matches nothing: not evidence of a card
             return None
-        if best.score < NOT_A_CARD:
-            return None
+        # a lone card-shaped sheet of paper: a card we cannot name (not enrolled, another
+        # deck, too blurred): reported, without an identity
         return Detection(quad, None, True, best.confidence, best.margin)
 
     def _best_answer(self, image, cand: Candidate, found: FindResult, others, allowed, roi
