@@ -12,12 +12,19 @@ newly found card (straighten + compare against the deck).
 """
 from __future__ import annotations
 
-import argparse
-import resource
-import statistics
-import sys
-import time
-from pathlib import Path
+import os
+
+# one core means one BLAS thread too: numpy's matrix products otherwise spawn threads that
+# fight over the two cores (and over everything else running), ten times slower
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import resource  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 

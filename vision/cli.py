@@ -7,12 +7,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
 from typing import Sequence
 
 from vision.errors import VisionError
+
+# Template matching is a few small matrix products per card: one BLAS thread is fastest,
+# and several only contend with the rest of the table's processes.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def enrol_main(argv: Sequence[str] | None = None) -> int:

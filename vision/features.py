@@ -89,6 +89,8 @@ class _Part:
         inner = INNER[size]
         self.full = np.stack([_normalise(r, inner, self.floor) for r in self.raw]).reshape(len(raw), -1)
         self.c = raw.shape[1]
+        self.chan = [np.ascontiguousarray(self.raw[:, c, :]) for c in range(self.c)]
+        self.chan2 = [t * t for t in self.chan]
 
     def scores(self, x: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
         inner = INNER[self.size]
@@ -100,11 +102,15 @@ class _Part:
         if s < 0.08 * inner.sum():
             return np.full(len(self.raw), -1.0, np.float32)
         xn = _normalise(x, m, self.floor)
-        t_sum = self.raw @ m                                       # (N, C)
-        t_sq = self.raw2 @ m
-        cross = np.einsum("ncd,cd->nc", self.raw, xn)             # xn is zero-mean on m
-        var = np.maximum(t_sq - t_sum * t_sum / s, 1e-6)
-        return (cross / (np.sqrt(var) + 1e-6 + self.floor * np.sqrt(s))).mean(axis=1)
+        out = np.zeros(len(self.raw), np.float32)
+        for c in range(self.c):       # one matrix-vector product per statistic and channel
+            t = self.chan[c]
+            t_sum = t @ m
+            t_sq = self.chan2[c] @ m
+            cross = t @ xn[c]                                      # xn is zero-mean on m
+            var = np.maximum(t_sq - t_sum * t_sum / s, 1e-6)
+            out += cross / (np.sqrt(var) + 1e-6 + self.floor[c] * np.sqrt(s))
+        return out / self.c
 
 
 class _Chroma:
