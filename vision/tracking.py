@@ -121,6 +121,7 @@ class TableWatcher:
         self._attempts: dict[tuple[int, int], int] = {}
         self._frame_no = -1
         self._started = False
+        self._empty: np.ndarray | None = None
         self.stats = WatcherStats()
         self.last_events: list[CardEvent] = []
         self.last_regions: list[Region] = []
@@ -162,8 +163,9 @@ class TableWatcher:
         cd = self.change
         if not self._started:
             bg = self.calibration.background
-            if bg is not None and bg.shape == image.shape:
-                cd.set_reference(bg)
+            cd.set_reference(bg if bg is not None and bg.shape == image.shape else image)
+            # the empty table: where the picture equals it, nothing is present (a card went away)
+            self._empty = cd.reference.copy()
             self._started = True
         moving, changed = cd.update(image, idx)
         self.last_events = []
@@ -245,7 +247,10 @@ class TableWatcher:
 
         # is everything that changed explained by cards (seen now, or gone from where they were)?
         explained = self._quad_mask([np.asarray(d.quad) for d in dets] + [c.quad for c in local], grow=2)
-        changed_now = region.mask & self.change.change.astype(bool)
+        # only what is *there* can be an occluder or a missed card: a patch that changed back to the
+        # empty table is a card that left (its old outline may be imprecise)
+        present = cv2.absdiff(self.change.small, self._empty) > self.change.change_threshold
+        changed_now = region.mask & self.change.change.astype(bool) & present
         unexplained = int(np.count_nonzero(changed_now & ~explained))
         key = self._region_key(region)
         if unexplained > self.occluder_fraction * self.card_area_small:
