@@ -224,6 +224,16 @@ class TableWatcher:
         xi, yi = int(np.clip(sx, 0, w - 1)), int(np.clip(sy, 0, h - 1))
         return bool(region.mask[yi, xi])
 
+    def _cut(self, quad: np.ndarray, roi: tuple[int, int, int, int]) -> bool:
+        """True for a card cut by the ROI's edge (a neighbour half inside the margin): the region's
+        own card lies wholly inside by construction, and a cut outline would mislead matching."""
+        x, y, w, h = roi
+        W, H = self.calibration.image_size
+        q = np.asarray(quad, np.float32)
+        m = 2.0
+        return bool((x > 0 and q[:, 0].min() <= x + m) or (y > 0 and q[:, 1].min() <= y + m)
+                    or (x + w < W and q[:, 0].max() >= x + w - 1 - m) or (y + h < H and q[:, 1].max() >= y + h - 1 - m))
+
     def _quad_mask(self, quads: list[np.ndarray], grow: int) -> np.ndarray:
         m = np.zeros(self.change.table_mask.shape, np.uint8)
         for q in quads:
@@ -242,7 +252,7 @@ class TableWatcher:
         roi = self._roi(region, attempt)
         self.stats.recognise_calls += 1
         dets = [d for d in self.recogniser.recognise(image, candidates=cands, roi=roi)
-                if zones.in_trick_area(np.asarray(d.quad).mean(axis=0))]
+                if zones.in_trick_area(np.asarray(d.quad).mean(axis=0)) and not self._cut(d.quad, roi)]
         local = [c for c in self.cards if self._in_region(region, c.centre)]
 
         # is everything that changed explained by cards (seen now, or gone from where they were)?
@@ -308,7 +318,8 @@ class TableWatcher:
                     known = moved[0] if moved else None
             if known is not None:
                 matched.add(id(known))
-                known.quad = np.asarray(d.quad, np.float32)
+                if d.card is not None or not d.face_up:     # a sure sighting: where it lies now
+                    known.quad = np.asarray(d.quad, np.float32)
                 known.missing = False
             elif self._in_region(region, centre):
                 new.append(d)
