@@ -13,7 +13,7 @@ class Watcher:
     def __init__(self, url_port: int, topic: str = "cardtable/v1/#", username: str | None = None,
                  password: str | None = None, client_id: str | None = None, clean: bool = True) -> None:
         self.messages: list[tuple[str, bytes, bool]] = []
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id or f"w-{uuid.uuid4().hex[:6]}",
                                   clean_session=clean)
         if username:

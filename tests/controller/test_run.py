@@ -41,7 +41,7 @@ port = 0
                   json.dumps({"id": "c1", "event": {"event": "card", "seat": 0, "card": "hearts/king"}}))
         assert w.wait(lambda m: w.json_of("cmd_result"), 30)
         assert w.json_of("cmd_result")[-1]["ok"] is True
-        state = w.wait(lambda m: [s for s in w.json_of("state") if s["detail"]["current_trick"]], 30)[-1]
+        state = w.wait(lambda m: [s for s in w.json_of("state") if (s.get("detail") or {}).get("current_trick")], 30)[-1]
         p.send_signal(signal.SIGTERM)
         assert p.wait(30) == 0
         assert w.wait(lambda m: m[-1][1] == b"stopped")
