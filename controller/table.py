@@ -127,19 +127,15 @@ class Table:
     def step(self) -> int:
         """Poll every input once and act on what came; returns how many inputs were handled."""
         n = 0
-        if self.vision is not None:
-            events = self.vision.poll()
-            self._check_fault()
-            for ev in events:
-                self.on_card_event(ev)
-                n += 1
+        events = self.vision.poll() if self.vision is not None else []
+        self._check_fault()
+        for ev in events:
+            self.on_card_event(ev)
+            n += 1
         for p in self.panels:
             for press in p.presses():
                 self.on_press(press)
                 n += 1
-            fault = getattr(p, "fault", None)
-            if isinstance(fault, str) and fault and not self.ts.fault:
-                self.submit({"r": "fault", "fault": {"code": "board_lost", "message": fault}})
         for verb, payload in self.link.commands():
             self.on_command(verb, payload)
             n += 1
@@ -153,14 +149,19 @@ class Table:
         return n
 
     def _check_fault(self) -> None:
-        assert self.vision is not None
-        msg = self.vision.fault
+        """Camera or board lost / back: a journalled fault record when the fault's kind changes."""
+        cam = self.vision.fault if self.vision is not None else None
+        board = None
+        for p in self.panels:
+            f = getattr(p, "fault", None)
+            if isinstance(f, str) and f:
+                board = f
+                break
+        want = {"code": "camera_lost", "message": cam} if cam else \
+            {"code": "board_lost", "message": board} if board else None
         cur = self.ts.fault
-        if msg and (cur is None or cur.get("message") != msg):
-            if cur is None or cur.get("code") == "camera_lost":
-                self.submit({"r": "fault", "fault": {"code": "camera_lost", "message": msg}})
-        elif not msg and cur is not None and cur.get("code") == "camera_lost":
-            self.submit({"r": "fault", "fault": None})
+        if (want or {}).get("code") != (cur or {}).get("code"):
+            self.submit({"r": "fault", "fault": want})
 
     # ----- vision -----------------------------------------------------------------------
     def on_card_event(self, ev: Any) -> None:
@@ -351,9 +352,12 @@ def build_panels(cfg, clock: Callable[[], float]) -> list[Any]:
 
         panels.append(from_config(cfg.gpio, cfg.players, clock))
     if cfg.board.url:
-        from controller.board import open_board  # type: ignore[attr-defined]
+        from controller.board import BoardError, open_board
 
-        panels.append(open_board(cfg.board.url))
+        try:    # connect in the background: an unplugged board is a fault shown, not a dead table
+            panels.append(open_board(cfg.board.url, connect_timeout=0, clock=clock))
+        except (BoardError, OSError) as exc:
+            raise ValueError(f"board.url: {exc}") from None
     return panels
 
 

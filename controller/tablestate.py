@@ -72,12 +72,13 @@ class TableState:
             self.pending = None
             out.changed = True
         elif kind == "fault":
-            new = rec.get("fault")
+            new, old = rec.get("fault"), self.fault
             self.fault = dict(new) if new else None
+            if old and (not new or new.get("code") != old.get("code")):
+                code = str(old.get("code", "fault")).replace("_lost", "_back")
+                out.alerts.append({"code": code, "seat": None, "message": f"{code.replace('_', ' ')}"})
             if new:
                 self._alert({"code": new.get("code", "fault"), "seat": None, "message": new.get("message", "")}, out)
-            else:
-                out.alerts.append({"code": "fault_cleared", "seat": None, "message": "all inputs back"})
             out.changed = True
         elif kind == "cmd":
             pass
