@@ -152,8 +152,8 @@ class MqttLink:
             self.client.publish(self.topic("state"), payload, qos=1, retain=True)
 
     def publish_events(self, seq: int, judgments: list[dict[str, Any]]) -> None:
-        for j in judgments:
-            self.client.publish(self.topic("events"), dumps({"seq": seq, **j}), qos=1)
+        for i, j in enumerate(judgments):
+            self.client.publish(self.topic("events"), dumps({"seq": seq, "i": i, **j}), qos=1)
 
     def publish_alert(self, seq: int, alert: dict[str, Any]) -> None:
         self.client.publish(self.topic("alerts"), dumps({"seq": seq, **alert}), qos=1)
@@ -192,7 +192,7 @@ class NullLink:
         self.state = state
 
     def publish_events(self, seq: int, judgments: list[dict[str, Any]]) -> None:
-        self.events += [{"seq": seq, **j} for j in judgments]
+        self.events += [{"seq": seq, "i": i, **j} for i, j in enumerate(judgments)]
 
     def publish_alert(self, seq: int, alert: dict[str, Any]) -> None:
         self.alerts.append({"seq": seq, **alert})

@@ -99,7 +99,7 @@ class Table:
         for a in out.alerts:
             self.link.publish_alert(seq, a)
         self.link.publish_state(self.ts.state())
-        self.judged += [{"seq": seq, **j} for j in published]
+        self.judged += [{"seq": seq, "i": i, **j} for i, j in enumerate(published)]
         for j in published:
             if j.get("judgment") in ("trick", "hand"):
                 self._restored.clear()      # a finished trick is gathered: nothing from before is news
