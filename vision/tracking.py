@@ -252,7 +252,7 @@ class TableWatcher:
         roi = self._roi(region, attempt)
         self.stats.recognise_calls += 1
         dets = [d for d in self.recogniser.recognise(image, candidates=cands, roi=roi)
-                if zones.in_trick_area(np.asarray(d.quad).mean(axis=0)) and not self._cut(d.quad, roi)]
+                if zones.in_trick_area(np.asarray(d.quad).mean(axis=0))]
         local = [c for c in self.cards if self._in_region(region, c.centre)]
 
         # is everything that changed explained by cards (seen now, or gone from where they were)?
@@ -318,10 +318,11 @@ class TableWatcher:
                     known = moved[0] if moved else None
             if known is not None:
                 matched.add(id(known))
-                if d.card is not None or not d.face_up:     # a sure sighting: where it lies now
+                # a neighbour cut by the ROI's edge confirms it is there, but its outline is partial
+                if (d.card is not None or not d.face_up) and not self._cut(d.quad, roi):
                     known.quad = np.asarray(d.quad, np.float32)
                 known.missing = False
-            elif self._in_region(region, centre):
+            elif self._in_region(region, centre) and not self._cut(d.quad, roi):
                 new.append(d)
 
         # known cards here that were not seen: covered by another card, or missing
