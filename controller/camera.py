@@ -19,6 +19,7 @@ class VisionInput:
         self.source = source
         self.watcher = watcher
         self.frames = 0
+        self.idle = False
 
     @property
     def fault(self) -> str | None:
@@ -30,6 +31,7 @@ class VisionInput:
 
     def poll(self) -> list[Any]:
         frame = self.source.read()
+        self.idle = frame is None
         if frame is None:
             return []
         self.frames += 1

@@ -91,7 +91,7 @@ class BoardSection(_Section):
 
 
 class MqttSection(_Section):
-    url: str = Field("", description="mqtt://host:1883, mqtts://host:8883, ws://host:9001; '' = embedded broker")
+    url: str = Field("", description="mqtt://host:1883, mqtts://host:8883, ws://host:9001; '' = embedded broker; off")
     username: str = ""
     password: str = ""
     ca_file: str = ""
@@ -105,8 +105,8 @@ class MqttSection(_Section):
     @field_validator("url")
     @classmethod
     def _url(cls, v: str) -> str:
-        if v and not re.fullmatch(r"(mqtt|mqtts|ws|wss)://[^/:]+(:\d+)?/?.*", v):
-            raise ValueError("must look like mqtt://host:1883 (schemes: mqtt, mqtts, ws, wss), or be empty")
+        if v and v != "off" and not re.fullmatch(r"(mqtt|mqtts|ws|wss)://[^/:]+(:\d+)?/?.*", v):
+            raise ValueError("must look like mqtt://host:1883 (schemes: mqtt, mqtts, ws, wss), 'off', or be empty")
         return v
 
     @model_validator(mode="after")

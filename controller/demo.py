@@ -406,6 +406,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="a game option (JSON value), e.g. --option points_to_win=6")
     ap.add_argument("--journal", help="journal file (one table); resumes the match if it exists")
     ap.add_argument("--journal-dir", default="demo-journals", help="where new journals go")
+    ap.add_argument("--board", default="", help="also drive an LED/button board: a pyserial URL or sim:// "
+                    "(the board simulator)")
     ap.add_argument("--web-port", type=int, default=8080, help="web scoreboard port (0: none)")
     ap.add_argument("--linger", type=float, default=None,
                     help="seconds to keep serving after the match (default: until Ctrl-C, 0 when headless)")
@@ -476,7 +478,15 @@ def _run(args) -> int:
             from gpiozero.pins.mock import MockFactory
 
             panel = leds_from_config(cfg.gpio, cfg.players, clock, pin_factory=MockFactory())
-            rt = Runtime(cfg, mqtt_url=mqtt_url, clock=clock, panels=[panel], broker=broker, web=(i == 0),
+            panels: list[Any] = [panel]
+            if args.board:
+                from controller.board import BoardError, open_board
+
+                try:
+                    panels.append(open_board(args.board, connect_timeout=5))
+                except (BoardError, OSError) as exc:
+                    raise DemoError(f"--board {args.board}: {exc}") from None
+            rt = Runtime(cfg, mqtt_url=mqtt_url, clock=clock, panels=panels, broker=broker, web=(i == 0),
                          table_ids=ids, vision=VisionInput(camera, None))
             rt.broker_owned = False
             try:

@@ -395,8 +395,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(rt.banner(), flush=True)
     try:
         while not stop["now"]:
-            if rt.table.step() == 0 and rt.table.vision is None:
-                time.sleep(0.02)
+            busy = rt.table.step()
+            vision = rt.table.vision
+            if not busy and (vision is None or getattr(vision, "idle", False)):
+                time.sleep(0.01)           # no camera, or no frame ready: don't spin
     finally:
         rt.close()
     return 0
