@@ -147,7 +147,8 @@ def main() -> int:
             continue
         seq0 = t.ts.seq
         room.put(ev["seat"], ev["card"])
-        hand, still = room.frame(hand_seat=ev["seat"]), room.frame()
+        still = room.frame()
+        hand = room.with_hand(still, ev["seat"])
         feed(hand, 2)
         frames = feed(still, args.still_frames + 4)
         first_still = frames[0][0]

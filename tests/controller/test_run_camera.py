@@ -21,9 +21,9 @@ def test_run_judges_cards_from_recorded_frames(tmp_path):
     frames.mkdir()
     shots = [room.frame()] * 5
     room.put(0, "hearts/king")
-    shots += [room.frame(hand_seat=0)] * 2 + [room.frame()] * 14
+    shots += [room.with_hand(room.frame(), 0)] * 2 + [room.frame()] * 14
     room.put(1, "spades/ace")
-    shots += [room.frame(hand_seat=1)] * 2 + [room.frame()] * 14
+    shots += [room.with_hand(room.frame(), 1)] * 2 + [room.frame()] * 14
     for i, img in enumerate(shots):
         cv2.imwrite(str(frames / f"f{i:04d}.png"), img)
     cfg = tmp_path / "table.toml"
