@@ -211,9 +211,12 @@ class TableWatcher:
     def _roi(self, region: Region, attempt: int = 0) -> tuple[int, int, int, int]:
         """The region's box with context around it (the finder needs to see card edges against the
         table); a retry looks through a different margin, so it is not the same question again."""
+        W, H = self.calibration.image_size
+        if attempt > 0 and attempt == self.confirm_attempts - 1:
+            # last look: the whole frame (the finder judges the cloth better with all of it in view)
+            return 0, 0, W, H
         x, y, w, h = region.bbox
         pad = int((0.5, 0.3, 0.8, 0.4)[attempt % 4] * self.card_long)
-        W, H = self.calibration.image_size
         x0, y0 = max(0, x - pad), max(0, y - pad)
         x1, y1 = min(W, x + w + pad), min(H, y + h + pad)
         return x0, y0, x1 - x0, y1 - y0
