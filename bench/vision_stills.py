@@ -20,6 +20,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
+import faulthandler  # noqa: E402
 import resource  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
@@ -76,6 +77,7 @@ def main(argv=None) -> int:
     ap.add_argument("--scenario", choices=sorted(SCENARIOS), action="append",
                     help="stress (overlaps, hands, clutter) and/or separate (default both)")
     args = ap.parse_args(argv)
+    faulthandler.enable()
     cv2.setNumThreads(1)
     n = args.cards or (60 if args.quick else 2000)
     ids = args.deck or sorted(decks())

@@ -154,8 +154,10 @@ def _single_quad(contour: np.ndarray) -> np.ndarray:
 
 
 def _coverage(mask: np.ndarray, quad: np.ndarray) -> float:
-    x, y, w, h = cv2.boundingRect(np.round(quad).astype(np.int32))
     H, W = mask.shape
+    if not _sane(np.asarray(quad, np.float64), W, H):
+        return 0.0
+    x, y, w, h = cv2.boundingRect(np.round(quad).astype(np.int32))
     if w <= 0 or h <= 0:
         return 0.0
     poly = np.zeros((h, w), np.uint8)
@@ -262,6 +264,8 @@ def find_cards(image: np.ndarray, aspect: float, roi: tuple[int, int, int, int] 
         q = cand.quad / scale
         if refine:
             q = refine_quad(full, refine_quad(full, q, 0.12), 0.04)
+        if not _sane(q, W, H):
+            continue
         q = q + np.float32([ox, oy])
         out.append(Candidate(order_quad(q), cand.whole, cand.support))
     return FindResult(out, mask, scale)
@@ -313,6 +317,15 @@ def _size_options(contour: np.ndarray, aspect: float, min_short: float) -> list[
     (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
     return [o for o in opts if 0.15 * min(rw, rh) < o <= min(rw, rh) * 1.05 and o >= min_short] \
         or [max(d) / aspect]
+
+
+def _sane(q: np.ndarray, w: int, h: int) -> bool:
+    """Finite, mostly inside the image and not degenerate (guards the C code downstream)."""
+    if not np.isfinite(q).all():
+        return False
+    if q[:, 0].min() < -w or q[:, 0].max() > 2 * w or q[:, 1].min() < -h or q[:, 1].max() > 2 * h:
+        return False
+    return cv2.contourArea(q.astype(np.float32).reshape(-1, 1, 2)) > 16
 
 
 def _new_evidence(mask: np.ndarray, explained: np.ndarray, quad: np.ndarray) -> float:
@@ -424,6 +437,6 @@ def refine_quad(image: np.ndarray, quad: np.ndarray, search: float = 0.07) -> np
         s = np.linalg.solve(m, p2 - p1)
         out.append(p1 + s[0] * t1)
     out = np.array(out)
-    if np.abs(out - q).max() > 3 * r:
+    if not np.isfinite(out).all() or np.abs(out - q).max() > 3 * r:
         return quad.astype(np.float32)
     return out.astype(np.float32)

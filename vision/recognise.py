@@ -23,6 +23,8 @@ from vision.profile import Profile
 BACK = "back"
 IMPOSTOR_WEIGHT = 0.3  # how often, relative to genuine cards, an unenrolled card is shown
 GROWTH = (0.95, 1.0, 1.05, 1.10)   # quad sizes tried about the found centre
+PARTIAL_THRESHOLD = 0.76   # confidence needed for a card read from a partly covered face
+NOT_A_CARD = 0.40          # a lone card-shaped region matching nothing this well is not a card
 
 
 @dataclass(frozen=True)
@@ -85,31 +87,35 @@ class Recogniser:
         """Every visible card once, each with its quad, identity and confidence."""
         found = find_cards(image_bgr, self.profile.aspect, roi)
         allowed = self._allowed(candidates)
-        out = []
+        out: list[Detection] = []
         for i, cand in enumerate(found.candidates):
             others = [c.quad for j, c in enumerate(found.candidates) if j != i]
             det = self._classify(image_bgr, cand, found, others, allowed, roi)
             if det is not None:
                 out.append(det)
-        return out
+        return _one_per_card(out)
 
     def _classify(self, image, cand: Candidate, found: FindResult, others, allowed, roi
                   ) -> Detection | None:
-        best, quad = self._best_answer(image, cand, found, others, allowed, roi)
-        if best.confidence >= self.threshold:
+        best, quad, seen = self._best_answer(image, cand, found, others, allowed, roi)
+        # a partly hidden face can lack just the pip that tells a 7 from an 8: ask more
+        need = self.threshold if seen > 0.9 else max(self.threshold, PARTIAL_THRESHOLD)
+        if best.confidence >= need:
             if best.card == BACK:
                 return Detection(quad, None, False, best.confidence, best.margin)
             return Detection(quad, best.card, True, best.confidence, best.margin)
         if not cand.whole:      # a piece of a pile that matches nothing: not evidence of a card
             return None
-        # a lone card-shaped sheet of paper: a card we cannot name (not enrolled, another
-        # deck, too blurred): reported, without an identity
+        if best.score < NOT_A_CARD:   # blank paper, a note pad: nothing like any card face
+            return None
+        # a lone card we cannot name (not enrolled, another deck, too blurred): reported,
+        # without an identity
         return Detection(quad, None, True, best.confidence, best.margin)
 
     def _best_answer(self, image, cand: Candidate, found: FindResult, others, allowed, roi
-                     ) -> tuple[_Answer, np.ndarray]:
+                     ) -> tuple[_Answer, np.ndarray, float]:
         """The most confident reading of one candidate (whole face, visible part, or the
-        part no other card covers), and the quad it was read at."""
+        part no other card covers), the quad it was read at, and how much of it is seen."""
         # the finder may have stopped at an inner frame line: also try the quad grown a
         # little about its centre, and keep whichever matches best
         best_q, best_a, ch = cand.quad, None, None
@@ -120,16 +126,32 @@ class Recogniser:
             if best_a is None or a.score > best_a.score:
                 best_q, best_a, ch = q, a, d
         answers = [best_a]
+        seen = 1.0
         vis = _visible_mask(best_q, found, roi)
+        if vis is not None:
+            seen = float(vis.mean())
         if vis is not None and vis.mean() < 0.97:
             answers.append(self._answer(ch, allowed, vis))
         if others:
             cover = _others_mask(best_q, others)
             if cover is not None:
                 m2 = cover if vis is None else cover * vis
+                seen = min(seen, float(m2.mean()))
                 if m2.mean() > 0.2:
                     answers.append(self._answer(ch, allowed, m2))
-        return max(answers, key=lambda a: a.confidence), best_q
+        return max(answers, key=lambda a: a.confidence), best_q, seen
+
+
+def _one_per_card(dets: list[Detection]) -> list[Detection]:
+    """Each card once: of detections lying on the same spot, keep the most confident."""
+    keep: list[Detection] = []
+    for d in sorted(dets, key=lambda d: -d.confidence):
+        short, _ = quad_sides(d.quad)
+        c = d.quad.mean(axis=0)
+        if any(np.linalg.norm(k.quad.mean(axis=0) - c) < 0.3 * short for k in keep):
+            continue
+        keep.append(d)
+    return keep
 
 
 def _grow(quad: np.ndarray, factor: float) -> np.ndarray:
@@ -203,13 +225,13 @@ def calibrate(profile: Profile, *, scenes: int = 12, seed: int = 0) -> tuple[flo
                 continue
             want = truth.card if truth.face_up else BACK
             others = [o.quad for j, o in enumerate(found.candidates) if j != i]
-            a, _ = rec._best_answer(scene.image, cand, found, others, None, None)
+            a, _, _ = rec._best_answer(scene.image, cand, found, others, None, None)
             scores.append(a.score)
             margins.append(a.margin)
             correct.append(a.card == want)
             weight.append(1.0)
             if want in rec.bank.cards and len(rec.bank.cards) > 2:
-                b, _ = rec._best_answer(scene.image, cand, found, others, labels != want, None)
+                b, _, _ = rec._best_answer(scene.image, cand, found, others, labels != want, None)
                 scores.append(b.score)
                 margins.append(b.margin)
                 correct.append(False)
