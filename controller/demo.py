@@ -376,7 +376,7 @@ class TableDriver:
                     raise DemoError(f"the camera never reported seat {ev['seat']}'s {ev.get('card')}")
             else:
                 press = press_for(self.table.ts.game_name(), self.table.ts.snapshot(), ev)
-                if press is not None:
+                if press is not None and press.button == 0:     # the demo's seats have one button
                     pin = self.panel.buttons[press.seat].pin
                     pin.drive_low()
                     self.clock.advance(1.2 if press.kind == "long" else 0.15)
