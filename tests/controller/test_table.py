@@ -213,3 +213,26 @@ def test_tablestate_is_a_pure_fold(tmp_path):
     for r in read_records(tmp_path / "t.journal")[0]:
         ts.apply(r)
     assert ts.state() == t.ts.state()
+
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+JSONISH = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+                       lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=8), c, max_size=4),
+                       max_leaves=12)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(verb=st.sampled_from(["event", "confirm", "reject", "undo", "start", "x", ""]),
+       body=st.one_of(st.binary(max_size=40), JSONISH.map(lambda v: json.dumps(v).encode()),
+                      st.fixed_dictionaries({"id": st.text(min_size=1, max_size=8)}, optional={
+                          "event": JSONISH, "card": JSONISH, "seat": JSONISH, "game": JSONISH,
+                          "dealer": JSONISH}).map(lambda v: json.dumps(v).encode())))
+def test_any_command_payload_is_answered_never_raises(tmp_path_factory, verb, body):
+    t, _, link, _, _ = make(tmp_path_factory.mktemp("h"))
+    before = t.ts.seq
+    result = t.on_command(verb, body)
+    assert result["ok"] in (True, False) and link.results[-1] is result
+    if not result["ok"]:
+        assert t.ts.seq == before
+    t.journal.close()
