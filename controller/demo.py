@@ -300,7 +300,7 @@ class TableDriver:
             yield
         self.table.step()
 
-    def _wait(self, until, seconds: float = 10.0) -> Iterator[None]:
+    def _wait(self, until, seconds: float = 30.0) -> Iterator[None]:
         deadline = time.monotonic() + seconds
         while not until():
             if time.monotonic() > deadline:
