@@ -65,6 +65,9 @@ class MqttLink:
                 self.client.tls_set(ca_certs=ca_file or None, tls_version=ssl.PROTOCOL_TLS_CLIENT)
             except (OSError, ValueError) as exc:
                 raise MqttError(f"TLS: {exc}") from None
+        u = urlparse(url)
+        if not username and u.username:          # mqtt://user:password@host:1883
+            username, password = u.username, u.password or ""
         if username:
             self.client.username_pw_set(username, password or None)
         self.client.will_set(self.topic("status"), "offline", qos=1, retain=True)

@@ -91,3 +91,14 @@ def test_acl_file_shape():
     assert "write" not in text.split("user display")[1].split("user ")[0]
     t = text.split("user table-club1")[1]
     assert "topic read cardtable/v1/tables/club1/cmd/#" in t and "cmd/#" not in t.replace("read cardtable/v1/tables/club1/cmd/#", "")
+
+
+
+def test_credentials_in_the_broker_url(tmp_path, secured):
+    broker, users = secured
+    url = f"mqtt://table-t2:{users['table-t2']}@127.0.0.1:{broker.port}"
+    t, _ = table(tmp_path, url, "t2")
+    display = Watcher(broker.port, "cardtable/v1/tables/t2/state", username="display", password=users["display"])
+    assert display.wait(lambda m: m and json.loads(m[-1][1])["seq"] == t.ts.seq)
+    display.close()
+    t.close()
