@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from controller.mqtt_users import write_users
-from mqtt_helpers import Watcher
-from test_mqtt import pump, table
+from .mqtt_helpers import Watcher
+from .test_mqtt import pump, table
 
 
 @pytest.fixture

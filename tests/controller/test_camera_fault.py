@@ -13,7 +13,7 @@ from controller.journal import Journal
 from controller.leds import GpioPanel
 from controller.mqtt import NullLink
 from controller.table import Table
-from helpers import Clock
+from .helpers import Clock
 from vision.recognise import Recogniser
 from vision.sources import Frame, ReopeningSource
 

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from controller.journal import export_record, read_records
-from mqtt_helpers import Watcher
+from .mqtt_helpers import Watcher
 
 SHORT = ["--headless", "--speed", "0", "--web-port", "0", "--option", "points_to_win=4", "--option", "games_to_win=1"]
 

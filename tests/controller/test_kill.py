@@ -20,7 +20,7 @@ from pathlib import Path
 
 from controller.journal import read_records
 from controller.tablestate import TableState
-from mqtt_helpers import Watcher
+from .mqtt_helpers import Watcher
 
 ARGS = ["--headless", "--speed", "0", "--seed", "3", "--web-port", "0",
         "--option", "points_to_win=8", "--option", "games_to_win=1"]

@@ -7,7 +7,7 @@ from gpiozero.pins.mock import MockFactory
 from controller.buttons import press_event, press_for
 from controller.leds import GpioPanel
 from controller.panel import ButtonPress
-from helpers import Clock
+from .helpers import Clock
 
 LEDS, BUTTONS, STATUS = [5, 6, 13, 19], [17, 27, 22, 23], {"ok": 24, "confirm": 25, "fault": 12}
 

@@ -7,8 +7,8 @@ import time
 from controller.journal import Journal
 from controller.mqtt import MqttLink
 from controller.table import Table
-from helpers import Ev, FakeVision
-from mqtt_helpers import Watcher
+from .helpers import Ev, FakeVision
+from .mqtt_helpers import Watcher
 
 from controller.sim import simulator
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 
-from mqtt_helpers import Watcher
+from .mqtt_helpers import Watcher
 
 
 def start(config, timeout=120):

@@ -11,7 +11,7 @@ from controller.leds import GpioPanel
 from controller.mqtt import NullLink
 from controller.table import Table
 from controller.tablestate import TableState
-from helpers import Clock, Ev, FakeVision, cmd
+from .helpers import Clock, Ev, FakeVision, cmd
 
 START = {"event": "start", "game": "vitou", "dealer": 3, "players": 4}
 
