@@ -499,9 +499,10 @@ def _run(args) -> int:
     try:
         for i, tid in enumerate(ids):
             try:
-                script = sim(args.seed + i, None, args.options or None)
+                cls.resolve_options(dict(args.options))
             except ValueError as exc:
                 raise DemoError(f"--option: {exc}") from None
+            script = sim(args.seed + i, None, args.options or None)
             start = script[0]
             journal = args.journal or str(Path(args.journal_dir) / f"{tid}-{args.game}-s{args.seed + i}-{stamp}.journal")
             cfg = demo_config(args.game, tid, start["dealer"], start.get("players"), journal, mqtt_url,

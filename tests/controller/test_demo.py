@@ -8,11 +8,12 @@ import sys
 from controller.journal import export_record, read_records
 from .mqtt_helpers import Watcher
 
-SHORT = ["--headless", "--speed", "0", "--web-port", "0", "--option", "points_to_win=4", "--option", "games_to_win=1"]
+FAST = ["--headless", "--speed", "0", "--web-port", "0"]
+SHORT = FAST + ["--option", "points_to_win=4", "--option", "games_to_win=1"]
 
 
-def run(args, tmp_path, timeout=400):
-    return subprocess.run([sys.executable, "-m", "controller.cli", "demo", *SHORT, "--journal-dir", str(tmp_path), *args],
+def run(args, tmp_path, timeout=400, base=SHORT):
+    return subprocess.run([sys.executable, "-m", "controller.cli", "demo", *base, "--journal-dir", str(tmp_path), *args],
                           capture_output=True, text=True, timeout=timeout)
 
 
@@ -41,3 +42,24 @@ def test_two_tables_on_mosquitto(tmp_path, mosquitto):
         status = [pl for t, pl, _ in w.messages if t == f"cardtable/v1/tables/{tid}/status"]
         assert status[-1] == b"stopped"
     w.close()
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("game,options", [
+    ("truco", ["--option", "games_to_win=1"]),
+    ("trionfetti", ["--option", "points_to_win=3", "--option", "games_to_win=1"]),
+    ("troccas", ["--option", "hands_per_game=1"]),
+])
+def test_demo_every_game(tmp_path, game, options):
+    """Each game's bots through the camera (face-down plays too), buttons and the tablet."""
+    p = run(["--game", game, "--journal", str(tmp_path / "g.journal"), *options], tmp_path, base=FAST)
+    assert p.returncode == 0, p.stderr
+    rec = export_record(str(tmp_path / "g.journal"))
+    assert rec["final"]["finished"] and rec["game"] == game
+
+
+def test_demo_bad_option_is_one_line(tmp_path):
+    p = run(["--game", "truco", "--option", "points_to_win=3"], tmp_path, base=FAST)
+    assert p.returncode == 1 and "unknown truco option" in p.stderr and "Traceback" not in p.stderr
