@@ -460,7 +460,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             except ValueError:
                 args.options[key] = value
         return _run(args)
-    except DemoError as exc:
+    except (DemoError, OSError) as exc:       # JournalError, BrokerError, ports: one line
         print(f"cardtable demo: {exc}", file=sys.stderr)
         return 1
     except KeyError as exc:

@@ -393,12 +393,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     print(rt.banner(), flush=True)
+    code = 0
     try:
         while not stop["now"]:
             busy = rt.table.step()
             vision = rt.table.vision
             if not busy and (vision is None or getattr(vision, "idle", False)):
                 time.sleep(0.01)           # no camera, or no frame ready: don't spin
+    except JournalError as exc:            # disk full or gone: stop before judging unrecorded play
+        print(f"cardtable run: {exc}; stopping (nothing unrecorded was published)", file=sys.stderr)
+        code = 3
     finally:
-        rt.close()
-    return 0
+        rt.close("offline" if code else "stopped")
+    return code
