@@ -195,6 +195,8 @@ def _others_mask(quad: np.ndarray, others: list[np.ndarray]) -> np.ndarray | Non
     hit = False
     for o in others:
         p = cv2.perspectiveTransform(np.asarray(o, np.float32).reshape(-1, 1, 2), m).reshape(4, 2)
+        if not np.isfinite(p).all() or np.abs(p).max() > 8 * (w + h):
+            continue          # seen from this card's plane the other one is degenerate
         if p[:, 0].max() < 0 or p[:, 0].min() > w or p[:, 1].max() < 0 or p[:, 1].min() > h:
             continue
         cv2.fillPoly(out, [np.round(p).astype(np.int32)], 0.0)
