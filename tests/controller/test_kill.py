@@ -23,7 +23,7 @@ from controller.tablestate import TableState
 from .mqtt_helpers import Watcher
 
 ARGS = ["--headless", "--speed", "0", "--seed", "3", "--web-port", "0",
-        "--option", "points_to_win=8", "--option", "games_to_win=1"]
+        "--option", "points_to_win=14", "--option", "games_to_win=1"]
 KILLS = 20
 
 
@@ -69,7 +69,7 @@ def test_kill_dash_nine_anywhere(tmp_path, mosquitto):
         while p.poll() is None and records(journal) <= before and time.monotonic() < deadline:
             time.sleep(0.01)
         if kills < KILLS and p.poll() is None:
-            time.sleep(rng.uniform(0, 0.6))
+            time.sleep(rng.uniform(0, 0.25))
             os.kill(p.pid, signal.SIGKILL)
             p.wait()
             if p.returncode != -signal.SIGKILL:     # it ended first: must be the match's end
