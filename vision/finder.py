@@ -299,7 +299,7 @@ def _explained(mask: np.ndarray, contour: np.ndarray, quads: list[np.ndarray]) -
     x0, y0 = max(0, x - pad), max(0, y - pad)
     x1, y1 = min(mask.shape[1], x + w + pad), min(mask.shape[0], y + h + pad)
     blob = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.drawContours(blob, [contour - np.array([x0, y0])], -1, 1, -1)
+    cv2.drawContours(blob, [(contour - np.array([x0, y0])).astype(np.int32)], -1, 1, -1)
     cover = np.zeros_like(blob)
     for q in quads:
         cv2.fillPoly(cover, [np.round(q - (x0, y0)).astype(np.int32)], 1)
