@@ -79,8 +79,7 @@ def main(argv=None) -> int:
                     help="stress (overlaps, hands, clutter) and/or separate (default both)")
     args = ap.parse_args(argv)
     faulthandler.enable()
-    # One core by affinity, not cv2.setNumThreads(1): OpenCV 5.0's single-thread path
-    # corrupted the heap here ("free(): invalid next size") after a few hundred scenes.
+    # one core by affinity (OpenCV's and numpy's own threads then share that core)
     os.sched_setaffinity(0, {args.cpu})
     n = args.cards or (60 if args.quick else 2000)
     ids = args.deck or sorted(decks())
