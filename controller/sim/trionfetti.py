@@ -12,8 +12,8 @@ from typing import Any
 
 from controller.rules import comanda as _comanda
 from controller.rules.errors import BadComanda
-from controller.rules.referee import Referee
 from controller.rules.trionfetti import Trionfetti
+from controller.sim import Recorder, start_event
 
 _DIRS = ["più", "piu", "manco", "meno", "Più", "MANCO"]
 _SETS = ["figure", "ponto", "punti", "scartine", "pari", "dispari", "primiera", "Napoli", "tutto"]
@@ -70,26 +70,12 @@ def legal_declaration(rng: random.Random, vocab: _comanda.Vocabulary | None = No
 def random_match(seed: int, players: int | None = None, options: dict | None = None) -> list[dict[str, Any]]:
     """The events of a whole legal Trionfetti match (CONTRACT §3.1), deterministic by seed."""
     rng = random.Random(seed)
-    start: dict[str, Any] = {"event": "start", "game": "trionfetti", "dealer": rng.randrange(4)}
-    if players is not None:
-        start["players"] = players
-    if options:
-        start["options"] = dict(options)
-    events = [start]
-    ref = Referee()
-    out = ref.feed_object(start)
-    assert not [j for j in out if j["judgment"] == "error"], out
-    game = ref.game
+    rec = Recorder(start_event("trionfetti", rng, players, options))
+    events, send, game = rec.events, rec.send, rec.game
     assert isinstance(game, Trionfetti)
     pack: list[str] = []
     hands: dict[int, list[str]] = {}
     dealt_for: tuple[int, int] = (0, 0)
-
-    def send(ev: dict[str, Any]) -> None:
-        out = ref.feed_object(ev)
-        errors = [j for j in out if j["judgment"] == "error"]
-        assert not errors, (ev, errors)
-        events.append(ev)
 
     while not game.finished:
         if game.phase == "comanda":

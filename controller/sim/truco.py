@@ -10,8 +10,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from controller.rules.referee import Referee
 from controller.rules.truco import Truco
+from controller.sim import Recorder, start_event
 
 
 def _deal(game: Truco, rng: random.Random) -> tuple[dict[int, list[str]], list[dict[str, Any]]]:
@@ -51,25 +51,11 @@ def _deal(game: Truco, rng: random.Random) -> tuple[dict[int, list[str]], list[d
 def random_match(seed: int, players: int | None = None, options: dict | None = None) -> list[dict[str, Any]]:
     """The events of a whole legal Truco match (CONTRACT §3.1), deterministic by seed."""
     rng = random.Random(seed)
-    start: dict[str, Any] = {"event": "start", "game": "truco", "dealer": rng.randrange(4)}
-    if players is not None:
-        start["players"] = players
-    if options:
-        start["options"] = dict(options)
-    events = [start]
-    ref = Referee()
-    out = ref.feed_object(start)
-    assert not [j for j in out if j["judgment"] == "error"], out
-    game = ref.game
+    rec = Recorder(start_event("truco", rng, players, options))
+    events, send, game = rec.events, rec.send, rec.game
     assert isinstance(game, Truco)
     hands: dict[int, list[str]] = {}
     dealt_for = 0
-
-    def send(ev: dict[str, Any]) -> None:
-        result = ref.feed_object(ev)
-        errors = [j for j in result if j["judgment"] == "error"]
-        assert not errors, (seed, ev, errors)
-        events.append(ev)
 
     while not game.finished:
         if game.hand != dealt_for:                      # a new hand: shuffle and deal

@@ -4,29 +4,18 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from controller.rules.referee import Referee
 from controller.rules.vitou import Vitou
+from controller.sim import Recorder, start_event
 
 
 def random_match(seed: int, players: int | None = None, options: dict | None = None) -> list[dict[str, Any]]:
     """The events of a whole legal Vitou match (CONTRACT §3.1), deterministic by seed."""
     rng = random.Random(seed)
-    start: dict[str, Any] = {"event": "start", "game": "vitou", "dealer": rng.randrange(4)}
-    if options:
-        start["options"] = dict(options)
-    events = [start]
-    ref = Referee()
-    ref.feed_object(start)
-    game = ref.game
+    rec = Recorder(start_event("vitou", rng, None, options))
+    events, send, game = rec.events, rec.send, rec.game
     assert isinstance(game, Vitou)
     hands: dict[int, list[str]] = {}
     dealt_for = 0
-
-    def send(ev: dict[str, Any]) -> None:
-        out = ref.feed_object(ev)
-        errors = [j for j in out if j["judgment"] == "error"]
-        assert not errors, (ev, errors)
-        events.append(ev)
 
     while not game.finished:
         if game.hand != dealt_for:                      # a new hand: shuffle and deal
