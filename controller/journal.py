@@ -180,7 +180,26 @@ def export_record(path: str) -> dict[str, Any]:
     if ts is None:
         return {"journal": path, "records": 0, "state": None}
     return {"journal": path, "records": ts.seq, "game": ts.game_name(), "hands": ts.hands,
-            "tricks": tricks, "final": ts.referee.snapshot()}
+            "tricks": tricks, "sheet": sheet_rows(ts.referee.accepted), "final": ts.referee.snapshot()}
+
+
+def sheet_rows(accepted: Sequence[Any]) -> list[dict[str, Any]]:
+    """The match as a scoresheet: one row per hand with the running totals after it, and a
+    row per game and match won. Re-judged from the accepted events, so undone ones are gone."""
+    from controller.rules.referee import Referee   # the pure engine; imported when exporting
+
+    ref, rows = Referee(), []
+    for event in accepted:
+        for j in ref.feed(event):
+            kind = j["judgment"]
+            if kind == "hand":
+                rows.append({"row": "hand", "hand": j["hand"], "winner": j["winner"], "points": j["points"],
+                             "reason": j["reason"], "scores": None})
+            elif kind == "score" and rows and rows[-1]["row"] == "hand" and rows[-1]["scores"] is None:
+                rows[-1]["scores"] = list(j["scores"])
+            elif kind in ("game", "match"):
+                rows.append({"row": kind, "winner": j["winner"], "games": j.get("games")})
+    return rows
 
 
 def scoresheet(rec: dict[str, Any]) -> str:
@@ -188,9 +207,17 @@ def scoresheet(rec: dict[str, Any]) -> str:
         return f"{rec['journal']}: no match recorded\n"
     final = rec["final"]
     lines = [f"cardtable scoresheet — {rec['game']}, {final['players']} players, journal {rec['journal']}",
-             "", f"{'hand':>4}  {'winner':>6}  {'points':>6}  reason"]
-    for h in rec["hands"]:
-        lines.append(f"{h['hand']:>4}  {str(h['winner']):>6}  {h['points']:>6}  {h['reason']}")
+             "", f"{'hand':>4}  {'winner':>6}  {'points':>6}  {'reason':<8}  running score"]
+    for row in rec["sheet"]:
+        if row["row"] == "hand":
+            winner = "-" if row["winner"] is None else str(row["winner"])
+            totals = " - ".join(map(str, row["scores"] or []))
+            lines.append(f"{row['hand']:>4}  {winner:>6}  {row['points']:>6}  {row['reason']:<8}  {totals}")
+        elif row["row"] == "game":
+            games = " - ".join(map(str, row["games"] or []))
+            lines.append(f"      game won by {row['winner']}  (games {games})")
+        else:
+            lines.append(f"      MATCH won by {row['winner']}")
     lines += ["", f"final score: {' - '.join(map(str, final['scores']))}"]
     if final.get("finished"):
         lines.append(f"match won by: {final.get('match_winner')}")
