@@ -93,6 +93,10 @@ def test_replay_and_export(tmp_path, capsys):
     assert export_main([str(path)]) == 0
     text = capsys.readouterr().out
     assert "final score" in text and "match won by" in text
+    hand_rows = [r for r in rec["sheet"] if r["row"] == "hand"]
+    assert len(hand_rows) == len(rec["hands"]) and hand_rows[-1]["scores"] == rec["final"]["scores"]
+    assert [r["row"] for r in rec["sheet"]][-1] == "match" and "MATCH won by" in text
+    assert f"{hand_rows[0]['hand']:>4}" in text and " - ".join(map(str, hand_rows[0]["scores"])) in text
     assert replay_main([str(tmp_path / "nope")]) == 2
     assert "no such journal" in capsys.readouterr().err
 
