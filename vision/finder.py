@@ -88,7 +88,7 @@ def card_mask(small: np.ndarray) -> np.ndarray:
 def _edge_enclosed(L: np.ndarray, paperish: np.ndarray) -> np.ndarray:
     """Light grey regions closed off by an edge: cards on a table as light as they are."""
     h, w = L.shape
-    edges = cv2.Canny(cv2.GaussianBlur(L, (3, 3), 0), 20, 60)
+    edges = canny(cv2.GaussianBlur(L, (3, 3), 0), 20, 60)
     edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
     n, lab, stats, _ = cv2.connectedComponentsWithStats((edges == 0).astype(np.uint8), connectivity=4)
     out = np.zeros((h, w), np.uint8)
@@ -102,6 +102,47 @@ def _edge_enclosed(L: np.ndarray, paperish: np.ndarray) -> np.ndarray:
             continue
         out[y:y + bh, x:x + bw][sel] = 255
     return cv2.dilate(out, np.ones((3, 3), np.uint8), iterations=1)
+
+
+_TG22 = int(0.4142135623730950488016887242097 * (1 << 15) + 0.5)   # tan 22.5°, 15-bit fixed point
+
+
+def canny(img: np.ndarray, low: int, high: int) -> np.ndarray:
+    """The same edges as ``cv2.Canny(img, low, high)`` (3×3 Sobel, L1 magnitude), 0/255.
+
+    Not cv2.Canny itself: single-threaded (one core, or ``cv2.setNumThreads(1)``), its
+    hysteresis stack overruns its heap block on some images (OpenCV 4.10 to 5.0 alike;
+    valgrind: invalid 8-byte writes just past a block allocated by Canny), which later
+    aborts with "free(): invalid next size". Here the non-maximum suppression is done in
+    numpy with OpenCV's own integer rule, and the hysteresis is what it computes anyway:
+    the candidate pixels 8-connected to a strong one.
+    """
+    dx = cv2.Sobel(img, cv2.CV_16S, 1, 0, ksize=3, borderType=cv2.BORDER_REPLICATE).astype(np.int32)
+    dy = cv2.Sobel(img, cv2.CV_16S, 0, 1, ksize=3, borderType=cv2.BORDER_REPLICATE).astype(np.int32)
+    ax, ay = np.abs(dx), np.abs(dy)
+    mag = ax + ay
+    h, w = mag.shape
+    p = np.zeros((h + 2, w + 2), np.int32)
+    p[1:-1, 1:-1] = mag
+
+    def at(di: int, dj: int) -> np.ndarray:
+        return p[1 + di:h + 1 + di, 1 + dj:w + 1 + dj]
+
+    y = ay << 15
+    tg22x = ax * _TG22
+    horiz = y < tg22x
+    vert = ~horiz & (y > tg22x + (ax << 16))
+    neg = (dx ^ dy) < 0                       # gradient along the anti-diagonal
+    peak = np.where(horiz, (mag > at(0, -1)) & (mag >= at(0, 1)),
+                    np.where(vert, (mag > at(-1, 0)) & (mag >= at(1, 0)),
+                             np.where(neg, (mag > at(-1, 1)) & (mag > at(1, -1)),
+                                      (mag > at(-1, -1)) & (mag > at(1, 1)))))
+    cand = peak & (mag > low)
+    n, lab = cv2.connectedComponents(cand.astype(np.uint8), connectivity=8, ltype=cv2.CV_32S)
+    keep = np.zeros(n, bool)
+    keep[lab[cand & (mag > high)]] = True
+    keep[0] = False
+    return keep[lab].astype(np.uint8) * 255
 
 
 def white_balance(img: np.ndarray) -> np.ndarray:
