@@ -99,7 +99,10 @@ class Recogniser:
                   ) -> Detection | None:
         best, quad, seen = self._best_answer(image, cand, found, others, allowed, roi)
         # a partly hidden face can lack just the pip that tells a 7 from an 8: ask more
-        need = self.threshold if seen > 0.9 else max(self.threshold, PARTIAL_THRESHOLD)
+        # A lone whole rectangle that no other found card overlaps is all there, even when
+        # the finder's mask is broken up (a lined cloth) and so reports it partly seen.
+        lone = cand.whole and (not others or _others_mask(quad, others) is None)
+        need = self.threshold if (seen > 0.9 or lone) else max(self.threshold, PARTIAL_THRESHOLD)
         if best.confidence >= need:
             if best.card == BACK:
                 return Detection(quad, None, False, best.confidence, best.margin)
