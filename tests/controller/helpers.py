@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,3 +48,14 @@ class Clock:
 
 def cmd(verb: str, **payload: Any) -> tuple[str, bytes]:
     return verb, json.dumps(payload).encode()
+
+
+def pump(table: Any, until: Any, timeout: float = 10.0) -> bool:
+    """Step a real table loop until ``until()`` holds (or ``timeout`` s pass)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        table.step()
+        if until():
+            return True
+        time.sleep(0.01)
+    return until()

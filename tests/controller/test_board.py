@@ -1,24 +1,15 @@
 """The serial LED/button board (its simulator over a real pty) as one of the table's panels."""
 from __future__ import annotations
 
-import time
 
 from controller.board import open_board
 from controller.journal import Journal
 from controller.mqtt import NullLink
 from controller.table import Table
 
+from .helpers import pump
+
 START = {"event": "start", "game": "vitou", "dealer": 3, "players": 4}
-
-
-def pump(t, until, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        t.step()
-        if until():
-            return True
-        time.sleep(0.01)
-    return until()
 
 
 def test_board_buttons_and_unplug(tmp_path):

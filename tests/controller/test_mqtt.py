@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import json
-import time
 
 from controller.journal import Journal
 from controller.mqtt import MqttLink
 from controller.table import Table
-from .helpers import Ev, FakeVision
+from .helpers import Ev, FakeVision, pump
 from .mqtt_helpers import Watcher
 
 from controller.sim import simulator
@@ -35,16 +34,6 @@ def table(tmp_path, url, name="t1", **kw):
     assert link.wait_connected(10)
     t.open()
     return t, vision
-
-
-def pump(t, until, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        t.step()
-        if until():
-            return True
-        time.sleep(0.01)
-    return until()
 
 
 def test_retained_topics_status_and_clean_stop(tmp_path, mosquitto):
