@@ -45,8 +45,8 @@ SCENARIOS = {
 }
 
 
-def run_deck(deck_id: str, min_cards: int, threshold: float | None, scenario: dict
-             ) -> tuple[Tally, list[float], list[float]]:
+def run_deck(deck_id: str, min_cards: int, threshold: float | None, scenario: dict,
+             by_table: dict[str, Tally] | None = None) -> tuple[Tally, list[float], list[float]]:
     profile = synthetic_profile(deck_id)
     rec = Recogniser(profile) if threshold is None else Recogniser(profile, threshold=threshold)
     tally, img_ms, card_ms = Tally(), [], []
@@ -56,7 +56,10 @@ def run_deck(deck_id: str, min_cards: int, threshold: float | None, scenario: di
         t0 = time.perf_counter()
         dets = rec.recognise(scene.image)
         img_ms.append((time.perf_counter() - t0) * 1000)
-        tally.add(score(scene, dets, tag=seed))
+        t = score(scene, dets, tag=seed)
+        tally.add(t)
+        if by_table is not None:
+            by_table.setdefault(scene.table, Tally()).add(t)
         if len(card_ms) < 200:
             found = find_cards(scene.image, profile.aspect)
             for i, cand in enumerate(found.candidates[:1]):
@@ -74,6 +77,7 @@ def main(argv=None) -> int:
     ap.add_argument("--threshold", type=float, default=None)
     ap.add_argument("--deck", action="append", help="only these decks")
     ap.add_argument("--errors", action="store_true", help="list every error")
+    ap.add_argument("--by-table", action="store_true", help="also break the figures down by table")
     ap.add_argument("--cpu", type=int, default=0, help="the one core to run on (default 0)")
     ap.add_argument("--scenario", choices=sorted(SCENARIOS), action="append",
                     help="stress (overlaps, hands, clutter) and/or separate (default both)")
@@ -102,9 +106,10 @@ def main(argv=None) -> int:
 
 def _scenario(ids, n, args, scenario, all_img, all_card) -> Tally:
     total = Tally()
+    by_table: dict[str, Tally] = {}
     for deck_id in ids:
         t0 = time.perf_counter()
-        tally, img_ms, card_ms = run_deck(deck_id, n, args.threshold, scenario)
+        tally, img_ms, card_ms = run_deck(deck_id, n, args.threshold, scenario, by_table)
         total.add(tally)
         all_img += img_ms
         all_card += card_ms
@@ -116,6 +121,11 @@ def _scenario(ids, n, args, scenario, all_img, all_card) -> Tally:
         if args.errors:
             for e in tally.errors:
                 print("   ", e)
+    if args.by_table:
+        for table, t in sorted(by_table.items()):
+            print(f"  table {table:10s} cards {t.cards:5d}  right {t.accuracy * 100:6.2f} %  "
+                  f"abstained {t.abstained:4d}  missed {t.missed:4d}  "
+                  f"false reports {t.false_reports} (wrong id {t.wrong}, phantom {t.phantoms})")
     return total
 
 

@@ -74,6 +74,7 @@ class Truth(NamedTuple):
 class Scene:
     image: np.ndarray
     truth: list[Truth] = field(default_factory=list)
+    table: str = ""              # the table kind it was rendered on (for per-table figures)
 
 
 def card_long_side(size: tuple[int, int], scale: float = 1.0) -> float:
@@ -249,7 +250,7 @@ def render_scene(profile: Profile, placements: Sequence[Placement], *, size=(128
         up = p.face_up and p.card is not None
         vis = float(min(1.0, counts[i] / areas[i])) if areas[i] else 0.0
         truth.append(Truth(p.card if up else None, up, order_quad(quads[i]), vis))
-    return Scene(image, truth)
+    return Scene(image, truth, table)
 
 
 def _camera(img: np.ndarray, st: StressOptions, rng: np.random.Generator) -> np.ndarray:
