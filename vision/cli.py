@@ -71,10 +71,11 @@ def recognise_main(argv: Sequence[str] | None = None) -> int:
         rec = Recogniser(profile, **kw)
         cands = None
         if args.candidates:
-            from controller.rules.cards import parse_card
+            from vision.enrol import EnrolError, name_to_card
             try:
-                cands = {parse_card(c, profile.deck_id) for c in args.candidates.split(",") if c.strip()}
-            except ValueError as exc:
+                cands = {name_to_card(c.strip().replace("/", "_"), profile.deck_id)
+                         for c in args.candidates.split(",") if c.strip()}
+            except (EnrolError, KeyError) as exc:
                 raise VisionError(f"--candidates: {exc}") from None
         out_dir = Path(args.annotate) if args.annotate else None
         if out_dir:

@@ -17,7 +17,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from controller.rules.cards import deck, decks
+from vision.decks import cards_of, deck_cards
 from vision.errors import EnrolError, ImageError
 from vision.features import TemplateBank, describe
 from vision.finder import find_cards
@@ -54,7 +54,7 @@ def name_to_card(stem: str, deck_id: str) -> str:
     """``hearts_queen`` -> ``hearts/queen``; ``back`` stays ``back``."""
     if stem == "back":
         return "back"
-    cards = deck(deck_id).cards
+    cards = cards_of(deck_id)
     for c in cards:
         if c.replace("/", "_") == stem:
             return c
@@ -79,16 +79,16 @@ def scan(reference_dir: Path, deck_id: str | None) -> tuple[str, dict[str, list[
         stems.append((m.group("stem"), p))
     if deck_id is None:
         names = {s for s, _ in stems if s != "back"}
-        fits = [d for d, dk in decks().items()
-                if names <= {c.replace("/", "_") for c in dk.cards}]
+        fits = [d for d, cards in deck_cards().items()
+                if names <= {c.replace("/", "_") for c in cards}]
         if not fits:
-            bad = sorted(names - set().union(*({c.replace('/', '_') for c in dk.cards}
-                                                for dk in decks().values())))
+            bad = sorted(names - set().union(*({c.replace('/', '_') for c in cards}
+                                                for cards in deck_cards().values())))
             what = f"{bad[0]!r} is not a card of any deck" if bad else "no single deck has all these cards"
             raise EnrolError(f"{reference_dir}: {what}; name files by card id or pass --deck")
-        deck_id = min(fits, key=lambda d: len(deck(d).cards))
-    elif deck_id not in decks():
-        raise EnrolError(f"unknown deck {deck_id!r}; known decks: {', '.join(sorted(decks()))}")
+        deck_id = min(fits, key=lambda d: len(cards_of(d)))
+    elif deck_id not in deck_cards():
+        raise EnrolError(f"unknown deck {deck_id!r}; known decks: {', '.join(sorted(deck_cards()))}")
     photos: dict[str, list[Path]] = {}
     for stem, p in stems:
         photos.setdefault(name_to_card(stem, deck_id), []).append(p)
@@ -151,10 +151,10 @@ def enrol(reference_dir: str | Path, deck_id: str | None = None,
     fh = int(round(FACE_W * aspect))
     for card, f in raw:
         faces.setdefault(card, []).append(cv2.resize(f, (FACE_W, fh), interpolation=cv2.INTER_AREA))
-    order = [c for c in deck(deck_id).cards if c in faces] + (["back"] if "back" in faces else [])
+    order = [c for c in cards_of(deck_id) if c in faces] + (["back"] if "back" in faces else [])
     profile = Profile(deck_id=deck_id, faces={c: faces[c] for c in order}, aspect=aspect)
     profile.calibration = calibrate(profile)
-    missing = [c for c in deck(deck_id).cards if c not in faces]
+    missing = [c for c in cards_of(deck_id) if c not in faces]
     if "back" not in faces:
         missing.append("back")
     return EnrolReport(profile, missing, lookalikes(profile), total)

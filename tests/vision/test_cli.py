@@ -152,3 +152,16 @@ def test_profile_save_load_round_trip(tmp_path):
     q = Profile.load(tmp_path / "prof")
     assert q.cards == p.cards and q.deck_id == p.deck_id and q.calibration == pytest.approx(p.calibration)
     assert np.array_equal(q.faces["hearts/7"][0], p.faces["hearts/7"][0])
+
+
+def test_recognise_candidates_take_ids_and_refuse_strangers(profile_dir, tmp_path, capsys):
+    scene = render_scene(synthetic_profile(DECK), [Placement("hearts/queen", (640, 360), 10)],
+                         table="wood", seed=3, stress=StressOptions(glare=0.0, blur=0.8))
+    img = tmp_path / "one.jpg"
+    cv2.imwrite(str(img), scene.image)
+    capsys.readouterr()
+    assert recognise_main([str(profile_dir), str(img), "--candidates", "hearts/queen,spades_8"]) == 0
+    assert [c["card"] for c in json.loads(capsys.readouterr().out)["cards"]] == ["hearts/queen"]
+    assert recognise_main([str(profile_dir), str(img), "--candidates", "hearts/queen,trump/21"]) == 1
+    err = capsys.readouterr().err
+    assert "--candidates" in err and "trump_21" in err and "Traceback" not in err

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from controller.rules.cards import deck
+from vision.decks import cards_of
 from vision.profile import Profile
 from vision.synthetic.faces import ASPECT, synthetic_face
 from vision.synthetic.render import (TABLES, Clutter, HandOptions, Placement, Scene,
@@ -16,7 +16,7 @@ __all__ = ["synthetic_profile", "synthetic_face", "render_scene", "Placement", "
 @cache
 def _build(deck_id: str) -> Profile:
     from vision.recognise import calibrate
-    faces = {c: [synthetic_face(deck_id, c)] for c in deck(deck_id).cards + ("back",)}
+    faces = {c: [synthetic_face(deck_id, c)] for c in cards_of(deck_id) + ("back",)}
     p = Profile(deck_id=deck_id, faces=faces, aspect=ASPECT.get(deck_id, 1.5),
                 meta={"synthetic": True})
     p.calibration = calibrate(p)

@@ -13,7 +13,7 @@ from functools import cache
 import cv2
 import numpy as np
 
-from controller.rules.cards import deck
+from vision.decks import cards_of
 
 FACE_W = 160
 ASPECT = {"french-52": 1.4, "french-40": 1.4, "french-32": 1.4,
@@ -118,7 +118,7 @@ def synthetic_face(deck_id: str, card: str) -> np.ndarray:
         cv2.ellipse(img, (w // 2, h // 2), (w // 4, h // 8), 0, 0, 360, (235, 235, 235), -1)
         cv2.putText(img, "SYNTH", (w // 2 - 27, h // 2 + 6), cv2.FONT_HERSHEY_SIMPLEX, 0.5, col, 1, cv2.LINE_AA)
         return img
-    cards = deck(deck_id).cards
+    cards = cards_of(deck_id)
     index = cards.index(card)
     suit, _, rank = card.partition("/")
     if not rank:
