@@ -1,0 +1,169 @@
+"""Vision I on real photographs: a development check, not part of the test suite.
+
+    python bench/vision_realdata.py [--realdata ../shared/realdata] [--out /tmp/cardtable-realdata]
+
+The photos in ``../shared/realdata`` (real Italian decks; see its README) may not be copied
+into the project, so this script reads them where they lie and writes everything it makes
+(the enrolled profile, annotated images) outside the repository.
+
+Triestine photos (34 photos, 45 annotated cards, rank-only labels with boxes):
+
+1. *Finding*: each annotated box is found when a candidate's bounding box overlaps it
+   with IoU > 0.5 (the labels are axis-aligned boxes, so this is lenient on rotation).
+2. *Enrolling from photos as a club would*: the single-card photos named in ``ENROL``
+   (suits read by eye, since the labels give only ranks) are enrolled as they are, a card
+   lying on a sheet, shelf or cloth. The straightened faces are written for a look.
+3. *Recognising every photo* with that profile: a named card on an annotated box counts
+   right when its rank is the label's (the suit is not labelled), WRONG otherwise; a named
+   card on no annotated box is listed for checking by eye on the annotated image. Cards
+   that were not enrolled should come out unnamed or not at all.
+
+Trentine frames (16 overhead video frames, no boxes): recognised with the same profile
+(another Italian pattern, so nothing should be named) and annotated for a look.
+"""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import shutil  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from vision.annotate import annotate  # noqa: E402
+from vision.enrol import enrol  # noqa: E402
+from vision.finder import find_cards  # noqa: E402
+from vision.recognise import Recogniser  # noqa: E402
+
+# Single-card Triestine photos and the card each shows, read by eye (trevigiane-52 ids:
+# the same Italian suits). Img210's label says Fante but the card reads CAVAL DI COPPE.
+ENROL = {
+    "Img192.jpg": "coins/5", "Img194.jpg": "swords/3", "Img196.jpg": "coins/7",
+    "Img199.jpg": "cups/3", "Img200.jpg": "batons/2", "Img206.jpg": "swords/knight",
+    "Img210.jpg": "cups/knight", "Img214.jpg": "batons/king", "Img216.jpg": "batons/5",
+    "Img217.jpg": "batons/knight", "Img218.jpg": "coins/4", "Img221.jpg": "coins/3",
+}
+RANKS = {"Ace": "ace", "Two": "2", "Three": "3", "Four": "4", "Five": "5", "Six": "6",
+         "Seven": "7", "Fante": "jack", "Caval": "knight", "Re": "king"}
+LABEL_FIXES = {("Img210.jpg", 0): "Caval"}
+
+
+def iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def bbox(quad: np.ndarray) -> tuple[float, float, float, float]:
+    q = np.asarray(quad)
+    return float(q[:, 0].min()), float(q[:, 1].min()), float(q[:, 0].max()), float(q[:, 1].max())
+
+
+def boxes(item: dict) -> list[tuple[str, tuple[float, float, float, float]]]:
+    w, h = item["w"], item["h"]
+    out = []
+    for i, label in enumerate(item["labels"]):
+        label = LABEL_FIXES.get((item["file"], i), label)
+        out.append((RANKS[label], (item["xmin"][i] * w, item["ymin"][i] * h,
+                                   item["xmax"][i] * w, item["ymax"][i] * h)))
+    return out
+
+
+def triestine(folder: Path, out: Path) -> Recogniser:
+    items = json.loads((folder / "annotations.json").read_text())
+    ref = out / "enrol-photos"
+    shutil.rmtree(ref, ignore_errors=True)
+    ref.mkdir(parents=True)
+    for name, card in ENROL.items():
+        shutil.copy(folder / name, ref / f"{card.replace('/', '_')}.jpg")
+    report = enrol(ref, "trevigiane-52")
+    profile = report.profile
+    faces = np.hstack([cv2.resize(profile.faces[c][0], (120, 200)) for c in profile.faces])
+    cv2.imwrite(str(out / "enrolled-faces.png"), faces)
+    print(f"enrolled {len(profile.faces)} cards from photos; faces in {out / 'enrolled-faces.png'}")
+    rec = Recogniser(profile)
+    found = total = right = wrong = unboxed = 0
+    ms = []
+    for item in items:
+        img = cv2.imread(str(folder / item["file"]))
+        truth = boxes(item)
+        cands = find_cards(img, profile.aspect).candidates
+        for _, box in truth:
+            total += 1
+            found += any(iou(bbox(c.quad), box) > 0.5 for c in cands)
+        t0 = time.perf_counter()
+        dets = rec.recognise(img)
+        ms.append((time.perf_counter() - t0) * 1000)
+        enrolled_here = ENROL.get(item["file"])
+        for d in dets:
+            if d.card is None:
+                continue
+            hit = max(truth, key=lambda t: iou(bbox(d.quad), t[1]), default=None)
+            if hit is None or iou(bbox(d.quad), hit[1]) < 0.3:
+                unboxed += 1
+                print(f"  {item['file']}: {d.card} ({d.confidence:.2f}) on no labelled box: check by eye")
+                continue
+            ok = d.card.split("/")[1] == hit[0]
+            right += ok
+            wrong += not ok
+            note = " (its own enrolment photo)" if enrolled_here == d.card else ""
+            print(f"  {item['file']}: {d.card} ({d.confidence:.2f}) on a box labelled {hit[0]}: "
+                  f"{'right rank' if ok else 'WRONG'}{note}")
+        cv2.imwrite(str(out / f"triestine-{Path(item['file']).stem}.annotated.png"), annotate(img, dets))
+    print(f"triestine: finder boxes {found} of {total} labelled cards (IoU > 0.5); named {right} with the "
+          f"right rank, {wrong} WRONG, {unboxed} on unlabelled spots; "
+          f"{statistics.median(ms):.0f} ms median per 768x367 photo")
+    return rec
+
+
+def trentine(folder: Path, out: Path, rec: Recogniser) -> None:
+    named = 0
+    ms = []
+    for path in sorted(folder.glob("*.jpg")):
+        img = cv2.imread(str(path))
+        t0 = time.perf_counter()
+        dets = rec.recognise(img)
+        ms.append((time.perf_counter() - t0) * 1000)
+        for d in dets:
+            if d.card is not None:
+                named += 1
+                print(f"  {path.name}: named {d.card} ({d.confidence:.2f}) from a Triestine profile: check by eye")
+        cv2.imwrite(str(out / f"trentine-{path.stem}.annotated.png"), annotate(img, dets))
+    print(f"trentine: {named} cards named with a profile of another deck pattern; "
+          f"{statistics.median(ms):.0f} ms median per 1080x1920 frame")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="bench/vision_realdata.py")
+    ap.add_argument("--realdata", default=str(ROOT.parent / "shared" / "realdata"))
+    ap.add_argument("--out", default="/tmp/cardtable-realdata")
+    args = ap.parse_args(argv)
+    data, out = Path(args.realdata), Path(args.out)
+    if not (data / "italian-triestine-photos" / "annotations.json").is_file():
+        print(f"bench/vision_realdata.py: no real photos at {data} (see ../shared/realdata)", file=sys.stderr)
+        return 1
+    if out.resolve().is_relative_to(ROOT):
+        print("bench/vision_realdata.py: --out must lie outside the repository", file=sys.stderr)
+        return 1
+    out.mkdir(parents=True, exist_ok=True)
+    rec = triestine(data / "italian-triestine-photos", out)
+    trentine(data / "italian-trentine-overhead", out, rec)
+    print(f"annotated images in {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
