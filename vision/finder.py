@@ -112,12 +112,16 @@ def _paper_regions(regions: np.ndarray, paperish: np.ndarray, where: np.ndarray,
     h, w = regions.shape
     n, lab, stats, _ = cv2.connectedComponentsWithStats(regions, connectivity=4)
     x, y, bw, bh, area = stats.T
-    cnt = np.bincount(lab[where], minlength=n)
-    paper = np.bincount(lab[where], weights=paperish[where], minlength=n)
-    keep = ((area >= (0.04 * min(h, w)) ** 2) & (area <= 0.3 * h * w) & (x > 0) & (y > 0)
-            & (x + bw < w) & (y + bh < h) & (paper >= share * np.maximum(cnt, 1)))
-    keep[0] = False
-    return keep[lab].astype(np.uint8) * 255
+    fits = ((area >= (0.04 * min(h, w)) ** 2) & (area <= 0.3 * h * w) & (x > 0) & (y > 0)
+            & (x + bw < w) & (y + bh < h))
+    out = np.zeros((h, w), np.uint8)
+    for i in np.nonzero(fits[1:])[0] + 1:
+        box = np.s_[y[i]:y[i] + bh[i], x[i]:x[i] + bw[i]]
+        sel = lab[box] == i
+        seen = paperish[box][sel & where[box]]
+        if seen.size and seen.mean() >= share:
+            out[box][sel] = 255
+    return out
 
 
 _TG22 = int(0.4142135623730950488016887242097 * (1 << 15) + 0.5)   # tan 22.5°, 15-bit fixed point
@@ -172,7 +176,7 @@ def white_balance(img: np.ndarray) -> np.ndarray:
     gains = ref.mean() / ref
     if np.abs(gains - 1).max() > 0.3:      # no paper in view: leave it alone
         return img
-    return np.clip(img.astype(np.float32) * gains, 0, 255).astype(np.uint8)
+    return cv2.transform(img, np.diag(gains).astype(np.float32))     # saturating, as uint8
 
 
 def _fill_holes(mask: np.ndarray) -> np.ndarray:
@@ -294,7 +298,11 @@ def find_cards(image: np.ndarray, aspect: float, roi: tuple[int, int, int, int] 
             continue
         rect_fill = area / (rw * rh + 1e-9)
         asp = max(rw, rh) / max(1e-9, min(rw, rh))
-        if rect_fill > 0.9 and abs(asp - aspect) / aspect < 0.16:
+        # a ragged outline (a card on a lined cloth) fills its rectangle a little less but
+        # its hull still fills it; two overlapping cards lose a whole corner to the hull
+        hull = cv2.contourArea(cv2.convexHull(c)) if 0.85 < rect_fill <= 0.9 else 0.0
+        one = rect_fill > 0.9 or (hull > 0.93 * rw * rh and area > 0.92 * hull)
+        if one and abs(asp - aspect) / aspect < 0.16:
             singles.append(c)
         else:
             complex_.append(c)
@@ -317,10 +325,11 @@ def find_cards(image: np.ndarray, aspect: float, roi: tuple[int, int, int, int] 
             if best is not None:
                 quads += [Candidate(q, False, cov) for cov, q in best[1]]
     out = []
+    grey = cv2.cvtColor(full, cv2.COLOR_BGR2GRAY) if refine and quads and full.ndim == 3 else full
     for cand in quads:
         q = cand.quad / scale
         if refine:
-            q = refine_quad(full, refine_quad(full, q, 0.12), 0.04)
+            q = refine_quad(grey, q, 0.12)
         if not _sane(q, W, H):
             continue
         q = q + np.float32([ox, oy])
@@ -458,7 +467,7 @@ def refine_quad(image: np.ndarray, quad: np.ndarray, search: float = 0.07) -> np
         a, b = q[i], q[(i + 1) % 4]
         if np.linalg.norm(b - a) < 4:
             return quad.astype(np.float32)
-        lines.append(_side_edge(grey, a, b, c, r))
+        lines.append(_side_edge(grey, a, b, c, r, max(2, int(round(0.02 * short)))))
     out = []
     for i in range(4):
         p1, t1 = lines[i - 1]
@@ -476,13 +485,14 @@ def refine_quad(image: np.ndarray, quad: np.ndarray, search: float = 0.07) -> np
 
 
 _ALONG = np.linspace(0.1, 0.9, 17)                                # points along a side
-_BEYOND = np.array([-0.34, -0.27, -0.2, -0.13, 1.13, 1.2, 1.27, 1.34])          # ... and past its ends
+_BEYOND = np.array([-0.34, -0.27, -0.2, -0.13, 1.13, 1.2, 1.27, 1.34])  # ... and past its ends
 _LOW = 5                                                           # of 17: the 30th percentile
 
 
-def _side_edge(grey: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.ndarray, r: float
-               ) -> tuple[np.ndarray, np.ndarray]:
-    """The card edge near side ``a``-``b`` (``c`` inside) as (point, unit direction)."""
+def _side_edge(grey: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.ndarray, r: float,
+               margin: int) -> tuple[np.ndarray, np.ndarray]:
+    """The card edge near side ``a``-``b`` (``c`` inside) as (point, unit direction);
+    the card is light for at least ``margin`` pixels inside its edge."""
     d = b - a
     length = float(np.linalg.norm(d))
     t = d / length
@@ -490,7 +500,7 @@ def _side_edge(grey: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.ndarray, r:
     if np.dot(nrm, (a + b) / 2 - c) < 0:
         nrm = -nrm
     tilt = max(1, int(round(min(0.03 * length, r))))            # slope: end-to-end offset, px
-    reach = int(np.ceil(r)) + tilt
+    reach = int(np.ceil(r)) + tilt + max(margin, 3)
     offs = np.arange(-reach, reach + 1, dtype=np.float64)
     ts = np.concatenate([_ALONG, _BEYOND])
     pts = a[None, :] + ts[:, None] * d[None, :]
@@ -501,10 +511,11 @@ def _side_edge(grey: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.ndarray, r:
     grad[:, 1:-1] = prof[:, :-2] - prof[:, 2:]          # inside minus outside, at offs[1:-1]
     n_off = int(2 * np.ceil(r)) + 1
     base = np.arange(n_off) + (reach - int(np.ceil(r)))
+    rows = np.arange(len(ts))[None, :, None]
     slopes = np.arange(-tilt, tilt + 1, max(1, tilt // 3))
     shift = np.round(slopes[:, None] * (ts[None, :] - 0.5)).astype(int)       # (slopes, rows)
     idx = base[None, None, :] + shift[:, :, None]                             # (slopes, rows, offs)
-    g = grad[np.arange(len(ts))[None, :, None], idx]
+    g = grad[rows, idx]
     # a low quantile, not the mean: the step must be there at most points along the side
     along = np.partition(g[:, :len(_ALONG)], _LOW, axis=1)[:, _LOW]             # (slopes, offs)
     k = len(_ALONG)
@@ -518,10 +529,21 @@ def _side_edge(grey: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.ndarray, r:
     ok = strength > max(8.0, 0.4 * strength.max())
     ok[[0, -1]] = False                                        # a peak, not a search limit
     ok[1:-1] &= (strength[1:-1] >= strength[:-2]) & (strength[1:-1] >= strength[2:])
-    ok &= beyond[j, col] < 0.5 * strength                      # not a table line running on
+    ok &= beyond[j, col] < 0.7 * strength                      # not a table line running on
     if not ok.any():
         return a, t
-    o = int(np.nonzero(ok)[0].max())
+    # the outermost step, unless it is the outer side of a thin light line: inside a
+    # card's edge lies paper, as light as inside the next step further in (a blurred thin
+    # line is much greyer)
+    cand = np.nonzero(ok)[0]
+    cols = base[cand][:, None, None] + np.arange(-margin, 3)[None, None, :] + shift[j[cand], :k, None]
+    level = np.median(prof[np.arange(k)[None, :, None], cols], axis=1)    # (cand, margin + 3)
+    plateau, dark = level[:, :margin - 1].min(axis=1), level[:, -1]
+    for n in range(len(cand) - 1, -1, -1):
+        o = int(cand[n])
+        inner = np.nonzero(cand <= o - max(3, margin))[0]
+        if not len(inner) or plateau[n] - dark[n] >= 0.5 * (plateau[inner[-1]] - dark[n]):
+            break
     sub = 0.0
     if 0 < o < n_off - 1:
         y0, y1, y2 = strength[o - 1], strength[o], strength[o + 1]
