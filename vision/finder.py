@@ -86,22 +86,42 @@ def card_mask(small: np.ndarray) -> np.ndarray:
 
 
 def _edge_enclosed(L: np.ndarray, paperish: np.ndarray) -> np.ndarray:
-    """Light grey regions closed off by an edge: cards on a table as light as they are."""
-    h, w = L.shape
+    """Light grey regions closed off by an edge: cards on a table as light as they are.
+
+    Two readings of one edge map: each region between edges that is mostly paper (a
+    card's inside, within its frame line), and each closed outline filled whole when its
+    rim is paper (a card's own outline with its light margin, whatever the picture).
+    """
     edges = canny(cv2.GaussianBlur(L, (3, 3), 0), 20, 60)
     edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
-    n, lab, stats, _ = cv2.connectedComponentsWithStats((edges == 0).astype(np.uint8), connectivity=4)
-    out = np.zeros((h, w), np.uint8)
-    amin, amax = (0.04 * min(h, w)) ** 2, 0.3 * h * w
-    for i in range(1, n):
-        x, y, bw, bh, area = stats[i]
-        if area < amin or area > amax or x == 0 or y == 0 or x + bw >= w or y + bh >= h:
-            continue
-        sel = lab[y:y + bh, x:x + bw] == i
-        if paperish[y:y + bh, x:x + bw][sel].mean() < 0.6:
-            continue
-        out[y:y + bh, x:x + bw][sel] = 255
+    inside = (edges == 0).astype(np.uint8)
+    out = _paper_regions(inside, paperish, inside.astype(bool), 0.6)
+    outlines = np.zeros_like(edges)
+    contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(outlines, contours, -1, 1, -1)
+    outlines = cv2.erode(outlines, np.ones((3, 3), np.uint8))     # the dilated edge's outer rim
+    rim = outlines.astype(bool) & ~cv2.erode(outlines, np.ones((7, 7), np.uint8)).astype(bool)
+    out |= _paper_regions(outlines, paperish, rim, 0.6)
     return cv2.dilate(out, np.ones((3, 3), np.uint8), iterations=1)
+
+
+def _paper_regions(regions: np.ndarray, paperish: np.ndarray, where: np.ndarray, share: float
+                   ) -> np.ndarray:
+    """Connected regions of card size, off the image border, whose ``where`` pixels are
+    at least ``share`` paper-like (uint8 0/255)."""
+    h, w = regions.shape
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(regions, connectivity=4)
+    x, y, bw, bh, area = stats.T
+    fits = ((area >= (0.04 * min(h, w)) ** 2) & (area <= 0.3 * h * w) & (x > 0) & (y > 0)
+            & (x + bw < w) & (y + bh < h))
+    out = np.zeros((h, w), np.uint8)
+    for i in np.nonzero(fits[1:])[0] + 1:
+        box = np.s_[y[i]:y[i] + bh[i], x[i]:x[i] + bw[i]]
+        sel = lab[box] == i
+        seen = paperish[box][sel & where[box]]
+        if seen.size and seen.mean() >= share:
+            out[box][sel] = 255
+    return out
 
 
 _TG22 = int(0.4142135623730950488016887242097 * (1 << 15) + 0.5)   # tan 22.5°, 15-bit fixed point
@@ -156,7 +176,7 @@ def white_balance(img: np.ndarray) -> np.ndarray:
     gains = ref.mean() / ref
     if np.abs(gains - 1).max() > 0.3:      # no paper in view: leave it alone
         return img
-    return np.clip(img.astype(np.float32) * gains, 0, 255).astype(np.uint8)
+    return cv2.transform(img, np.diag(gains).astype(np.float32))     # saturating, as uint8
 
 
 def _fill_holes(mask: np.ndarray) -> np.ndarray:
@@ -278,7 +298,11 @@ def find_cards(image: np.ndarray, aspect: float, roi: tuple[int, int, int, int] 
             continue
         rect_fill = area / (rw * rh + 1e-9)
         asp = max(rw, rh) / max(1e-9, min(rw, rh))
-        if rect_fill > 0.9 and abs(asp - aspect) / aspect < 0.16:
+        # a ragged outline (a card on a lined cloth) fills its rectangle a little less but
+        # its hull still fills it; two overlapping cards lose a whole corner to the hull
+        hull = cv2.contourArea(cv2.convexHull(c)) if 0.85 < rect_fill <= 0.9 else 0.0
+        one = rect_fill > 0.9 or (hull > 0.93 * rw * rh and area > 0.92 * hull)
+        if one and abs(asp - aspect) / aspect < 0.16:
             singles.append(c)
         else:
             complex_.append(c)
@@ -301,10 +325,11 @@ def find_cards(image: np.ndarray, aspect: float, roi: tuple[int, int, int, int] 
             if best is not None:
                 quads += [Candidate(q, False, cov) for cov, q in best[1]]
     out = []
+    grey = cv2.cvtColor(full, cv2.COLOR_BGR2GRAY) if refine and quads and full.ndim == 3 else full
     for cand in quads:
         q = cand.quad / scale
         if refine:
-            q = refine_quad(full, refine_quad(full, q, 0.12), 0.04)
+            q = refine_quad(grey, q, 0.12)
         if not _sane(q, W, H):
             continue
         q = q + np.float32([ox, oy])
@@ -424,49 +449,25 @@ def _same_card(a: np.ndarray, b: np.ndarray, short: float) -> bool:
 
 
 def refine_quad(image: np.ndarray, quad: np.ndarray, search: float = 0.07) -> np.ndarray:
-    """Move each side of ``quad`` onto the strongest nearby edge (full resolution)."""
+    """Move each side of ``quad`` onto the card's edge nearby (full resolution).
+
+    A side's edge is a straight step, lighter inside, along the whole side: the median
+    over points along the side, for a few slopes, keeps only such steps (a tablecloth line
+    crossing the side, a finger, do not count). Of those, the outermost is the card's
+    edge (frame lines and pictures lie inside it) unless it runs on past both ends of the
+    side: then it is a line of the table that happens to lie along the card.
+    """
     q = np.asarray(quad, np.float64)
-    short, long = quad_sides(q.astype(np.float32))
+    short, _ = quad_sides(q.astype(np.float32))
     r = max(2.0, search * short)
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    H, W = grey.shape
-    lines = []
     c = q.mean(axis=0)
+    lines = []
     for i in range(4):
         a, b = q[i], q[(i + 1) % 4]
-        d = b - a
-        L = np.linalg.norm(d)
-        if L < 4:
+        if np.linalg.norm(b - a) < 4:
             return quad.astype(np.float32)
-        t = d / L
-        nrm = np.array([-t[1], t[0]])
-        if np.dot(nrm, (a + b) / 2 - c) < 0:
-            nrm = -nrm
-        ts = np.linspace(0.15, 0.85, 14)
-        offs = np.linspace(-r, r, int(2 * r) + 1)
-        pts = a[None, :] + ts[:, None] * d[None, :]
-        samp = pts[:, None, :] + offs[None, :, None] * nrm[None, None, :]
-        mx = samp[..., 0].astype(np.float32)
-        my = samp[..., 1].astype(np.float32)
-        prof = cv2.remap(grey, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
-        grad = prof[:, :-2] - prof[:, 2:]           # inside minus outside: card lighter inside
-        # the card's own edge is the outermost clearly positive step (inner frame lines and
-        # pictures lie inside it)
-        peak = grad.max(axis=1, keepdims=True)
-        ok = (grad > np.maximum(10.0, 0.45 * peak))
-        idx = np.arange(grad.shape[1])[None, :]
-        k = np.where(ok, idx, -1).max(axis=1)
-        strength = np.where(k >= 0, grad[np.arange(len(ts)), np.maximum(k, 0)], 0.0)
-        good = (k >= 0) & (strength > 12.0)
-        if good.sum() < 5:
-            lines.append((a, t))
-            continue
-        off = offs[k + 1][good]
-        shift = float(np.median(off))
-        if np.abs(off - shift).mean() > r * 0.5:
-            lines.append((a, t))
-            continue
-        lines.append((a + nrm * shift, t))
+        lines.append(_side_edge(grey, a, b, c, r, max(2, int(round(0.02 * short)))))
     out = []
     for i in range(4):
         p1, t1 = lines[i - 1]
@@ -481,3 +482,75 @@ def refine_quad(image: np.ndarray, quad: np.ndarray, search: float = 0.07) -> np
     if not np.isfinite(out).all() or np.abs(out - q).max() > 3 * r:
         return quad.astype(np.float32)
     return out.astype(np.float32)
+
+
+_ALONG = np.linspace(0.1, 0.9, 17)                                # points along a side
+_BEYOND = np.array([-0.34, -0.27, -0.2, -0.13, 1.13, 1.2, 1.27, 1.34])  # ... and past its ends
+_LOW = 5                                                           # of 17: the 30th percentile
+
+
+def _side_edge(grey: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.ndarray, r: float,
+               margin: int) -> tuple[np.ndarray, np.ndarray]:
+    """The card edge near side ``a``-``b`` (``c`` inside) as (point, unit direction);
+    the card is light for at least ``margin`` pixels inside its edge."""
+    d = b - a
+    length = float(np.linalg.norm(d))
+    t = d / length
+    nrm = np.array([-t[1], t[0]])
+    if np.dot(nrm, (a + b) / 2 - c) < 0:
+        nrm = -nrm
+    tilt = max(1, int(round(min(0.03 * length, r))))            # slope: end-to-end offset, px
+    reach = int(np.ceil(r)) + tilt + max(margin, 3)
+    offs = np.arange(-reach, reach + 1, dtype=np.float64)
+    ts = np.concatenate([_ALONG, _BEYOND])
+    pts = a[None, :] + ts[:, None] * d[None, :]
+    samp = pts[:, None, :] + offs[None, :, None] * nrm[None, None, :]
+    prof = cv2.remap(grey, samp[..., 0].astype(np.float32), samp[..., 1].astype(np.float32),
+                     cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    grad = np.zeros_like(prof)
+    grad[:, 1:-1] = prof[:, :-2] - prof[:, 2:]          # inside minus outside, at offs[1:-1]
+    n_off = int(2 * np.ceil(r)) + 1
+    base = np.arange(n_off) + (reach - int(np.ceil(r)))
+    rows = np.arange(len(ts))[None, :, None]
+    slopes = np.arange(-tilt, tilt + 1, max(1, tilt // 3))
+    shift = np.round(slopes[:, None] * (ts[None, :] - 0.5)).astype(int)       # (slopes, rows)
+    idx = base[None, None, :] + shift[:, :, None]                             # (slopes, rows, offs)
+    g = grad[rows, idx]
+    # a low quantile, not the mean: the step must be there at most points along the side
+    along = np.partition(g[:, :len(_ALONG)], _LOW, axis=1)[:, _LOW]             # (slopes, offs)
+    k = len(_ALONG)
+    # past each end, the same step in 3 of 4 points (within a pixel: the slope drifts)
+    ends = [cv2.dilate(np.partition(g[:, e], 1, axis=1)[:, 1], np.ones((1, 3), np.uint8))
+            for e in (slice(k, k + 4), slice(k + 4, None))]
+    beyond = (ends[0] + ends[1]) / 2
+    j = along.argmax(axis=0)                                   # best slope per offset
+    col = np.arange(n_off)
+    strength = along[j, col]
+    ok = strength > max(8.0, 0.4 * strength.max())
+    ok[[0, -1]] = False                                        # a peak, not a search limit
+    ok[1:-1] &= (strength[1:-1] >= strength[:-2]) & (strength[1:-1] >= strength[2:])
+    ok &= beyond[j, col] < 0.7 * strength                      # not a table line running on
+    if not ok.any():
+        return a, t
+    # the outermost step, unless it is the outer side of a thin light line: inside a
+    # card's edge lies paper, as light as inside the next step further in (a blurred thin
+    # line is much greyer)
+    cand = np.nonzero(ok)[0]
+    cols = base[cand][:, None, None] + np.arange(-margin, 3)[None, None, :] + shift[j[cand], :k, None]
+    level = np.median(prof[np.arange(k)[None, :, None], cols], axis=1)    # (cand, margin + 3)
+    plateau, dark = level[:, :margin - 1].min(axis=1), level[:, -1]
+    for n in range(len(cand) - 1, -1, -1):
+        o = int(cand[n])
+        inner = np.nonzero(cand <= o - max(3, margin))[0]
+        if not len(inner) or plateau[n] - dark[n] >= 0.5 * (plateau[inner[-1]] - dark[n]):
+            break
+    sub = 0.0
+    if 0 < o < n_off - 1:
+        y0, y1, y2 = strength[o - 1], strength[o], strength[o + 1]
+        den = y0 - 2 * y1 + y2
+        sub = float(np.clip(0.5 * (y0 - y2) / den, -0.5, 0.5)) if den < 0 else 0.0
+    off = offs[base[o]] + sub
+    s = float(slopes[j[o]])
+    mid = a + 0.5 * d + nrm * off
+    direction = d + nrm * s
+    return mid, direction / np.linalg.norm(direction)
