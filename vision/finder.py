@@ -279,7 +279,8 @@ def _to_full(cands: list[Candidate], full: np.ndarray, scale: float, origin: tup
 
 
 def _explain_piles(small: np.ndarray, mask: np.ndarray, blobs: list[np.ndarray], known: float | None,
-                   aspect: float, min_side: float) -> tuple[list[piles.Hypothesis], list[piles.Hypothesis]]:
+                   aspect: float, min_side: float
+                   ) -> tuple[list[piles.Hypothesis], list[piles.Hypothesis]]:
     """Card rectangles of blobs that are more than one card: (geometry's choice, all of them).
 
     The card size is that of the lone cards, else the one the piles' whole sides agree on;

@@ -292,19 +292,34 @@ def _outline(mask: np.ndarray, segs: np.ndarray, out: np.ndarray) -> bool:
 def hypotheses(cs: list[Corner], segs: np.ndarray, mask: np.ndarray, short: float,
                aspect: float, coverage: Coverage) -> list[Hypothesis]:
     """The corners' card rectangles that the mask supports, one per card, best first."""
+    raw = [q for c in cs for q in rectangles(c, short, aspect) if coverage(mask, q) >= MIN_COVER - 0.1]
     out: list[Hypothesis] = []
-    for c in cs:
-        for q in rectangles(c, short, aspect):
-            q = snap(q, segs, mask, short)
-            cov = coverage(mask, q)
-            if cov >= MIN_COVER:
-                out.append(Hypothesis(q, cov, edge_support(q, segs)))
+    for q in raw:
+        q = snap(q, segs, mask, short)
+        cov = coverage(mask, q)
+        if cov >= MIN_COVER:
+            out.append(Hypothesis(q, cov, edge_support(q, segs)))
     out.sort(key=lambda hy: -hy.score)
-    kept: list[Hypothesis] = []
-    for hy in out:
-        if not any(same_card(hy.quad, k.quad, short) for k in kept):
-            kept.append(hy)
-    return kept
+    keep = _distinct([hy.quad for hy in out], short)
+    return [hy for hy in out if any(hy.quad is k for k in keep)]
+
+
+def _distinct(quads: list[np.ndarray], short: float) -> list[np.ndarray]:
+    """The quads in order, each dropped when an earlier one is the same card."""
+    if not quads:
+        return []
+    q = np.array(quads)
+    c = q.mean(axis=1)
+    d = q[:, 2] - q[:, 1]
+    d /= np.linalg.norm(d, axis=1, keepdims=True) + 1e-9
+    near = np.linalg.norm(c[:, None] - c[None], axis=2) < 0.25 * short
+    para = np.abs(d @ d.T) > np.cos(np.radians(12))
+    same = near & para
+    keep: list[int] = []
+    for i in range(len(quads)):
+        if not same[i, keep].any():
+            keep.append(i)
+    return [quads[i] for i in keep]
 
 
 def explain(hyps: list[Hypothesis], mask: np.ndarray, coverage: Coverage) -> list[Hypothesis]:
@@ -328,12 +343,3 @@ def fit(region: np.ndarray, quads: list[np.ndarray]) -> float:
     n = max(1, int(np.count_nonzero(region)))
     inside = np.count_nonzero(cover & region)
     return (inside - 1.5 * (np.count_nonzero(cover) - inside)) / n
-
-
-def same_card(a: np.ndarray, b: np.ndarray, short: float) -> bool:
-    """Two quads on one spot at one angle: the same card twice."""
-    if np.linalg.norm(a.mean(0) - b.mean(0)) > 0.25 * short:
-        return False
-    da, db = a[2] - a[1], b[2] - b[1]
-    c = abs(float(da @ db)) / (np.linalg.norm(da) * np.linalg.norm(db) + 1e-9)
-    return c > np.cos(np.radians(12))

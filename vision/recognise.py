@@ -24,8 +24,8 @@ BACK = "back"
 IMPOSTOR_WEIGHT = 0.3  # how often, relative to genuine cards, an unenrolled card is shown
 GROWTH = (0.95, 1.0, 1.05, 1.10)   # quad sizes tried about the found centre
 PARTIAL_THRESHOLD = 0.76   # confidence needed for a card read from a partly covered face
-FIT_STEPS = (0.06, 0.03, 0.015)  # side moves tried when fitting a pile card, share of its short side
-FIT_FLOOR = 0.3            # a pile rectangle matching its best card less than this is not fitted
+FIT_STEPS = (0.05, 0.02)  # side moves tried when fitting a pile card, share of its short side
+FIT_FLOOR = 0.4            # a pile rectangle matching its best card less than this is not fitted
 NOT_A_CARD = 0.40          # a lone card-shaped region matching nothing this well is not a card
 
 
@@ -119,16 +119,15 @@ class Recogniser:
                 if p.answer.score < FIT_FLOOR:
                     break
                 pieces[pieces.index(p)] = self._piece(
-                    image, self._fit(image, p.quad, p.answer.card, p.vis), found, roi, fitted=True)
+                    image, self._fit(image, p.quad, p.answer.card), found, roi, fitted=True)
                 continue
             pieces.remove(p)
             need = self.threshold if p.seen > 0.9 else max(self.threshold, PARTIAL_THRESHOLD)
             if p.answer.confidence < need:
                 continue
-            det = self._classify(image, Candidate(p.quad, False, 1.0), found,
-                                 [d.quad for d in chosen], allowed, roi)
-            if det is None:
-                continue
+            a = p.answer
+            det = Detection(p.quad, None if a.card == BACK else a.card, a.card != BACK,
+                            a.confidence, a.margin)
             chosen.append(det)
             short, _ = quad_sides(det.quad)
             pieces = [o for o in pieces if not _clash(o, det, short)]
@@ -143,7 +142,7 @@ class Recogniser:
         return _Piece(quad, describe(_face_crop(image, quad, (FINE[0] * 2, FINE[1] * 2))),
                       None if vis.mean() >= 0.97 else vis, fitted)
 
-    def _fit(self, image, quad: np.ndarray, card: str, vis: np.ndarray | None) -> np.ndarray:
+    def _fit(self, image, quad: np.ndarray, card: str) -> np.ndarray:
         """``quad`` with its sides moved, one step at a time, to where the face matches
         ``card`` best: the sides of a card under others are placed from the card size,
         and the face match is sharp enough to show a few pixels' error."""
@@ -154,7 +153,7 @@ class Recogniser:
 
         def match(q: np.ndarray) -> float:
             d = describe(_face_crop(image, q, (FINE[0] * 2, FINE[1] * 2)))
-            return float(bank.scores(d, vis).max())
+            return float(bank.scores(d, None).max())
 
         q = np.asarray(quad, np.float64)
         short, _ = quad_sides(q)
