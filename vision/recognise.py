@@ -26,6 +26,11 @@ GROWTH = (0.95, 1.0, 1.05, 1.10)   # quad sizes tried about the found centre
 PARTIAL_THRESHOLD = 0.76   # confidence needed for a card read from a partly covered face
 FIT_STEPS = (0.05, 0.02)  # side moves tried when fitting a pile card, share of its short side
 FIT_FLOOR = 0.4            # a pile rectangle matching its best card less than this is not fitted
+# a partly hidden card of a pile that fitting moved by more than FIT_TRUST of its short
+# side: the fit favours the face it was fitted to (a 2 fitted onto a 3 whose third pip is
+# hidden), so the reading must be surer
+PILE_PARTIAL = 0.85
+FIT_TRUST = 0.03
 NOT_A_CARD = 0.40          # a lone card-shaped region matching nothing this well is not a card
 
 
@@ -118,11 +123,14 @@ class Recogniser:
             if not p.fitted:
                 if p.answer.score < FIT_FLOOR:
                     break
-                pieces[pieces.index(p)] = self._piece(
-                    image, self._fit(image, p.quad, p.answer.card), found, roi, fitted=True)
+                fit = self._piece(image, self._fit(image, p.quad, p.answer.card), found, roi, fitted=True)
+                short, _ = quad_sides(p.quad)
+                fit.moved = float(np.linalg.norm(fit.quad.mean(axis=0) - p.quad.mean(axis=0))) / short
+                pieces[pieces.index(p)] = fit
                 continue
             pieces.remove(p)
-            need = self.threshold if p.seen > 0.9 else max(self.threshold, PARTIAL_THRESHOLD)
+            need = self.threshold if p.seen > 0.9 else max(
+                self.threshold, PILE_PARTIAL if p.moved > FIT_TRUST else PARTIAL_THRESHOLD)
             if p.answer.confidence < need:
                 continue
             a = p.answer
@@ -246,6 +254,7 @@ class _Piece:
     desc: Descriptor
     vis: np.ndarray | None     # the finder's card-like part (None: all of it)
     fitted: bool = False
+    moved: float = 0.0         # how far fitting moved its centre, share of its short side
     answer: _Answer | None = None
     seen: float = 1.0
 
