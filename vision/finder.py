@@ -5,26 +5,25 @@ closes around any picture. On a copy about 800 px across, pixels clearly lighter
 local table (a large-window median) and low in colour are marked, holes are filled so a
 card becomes a solid blob, and thin table texture is opened away. A blob that is one
 rectangle of the deck's shape is one card. A blob of several (a trick, a fanned pair) or
-a card cut by a hand is explained by its right-angled convex corners: every such corner
-is a corner of some card, and with the card size known it gives that card's rectangle,
-kept if the blob supports it. Corners are then refined on the full-resolution image by
-fitting each side to the strongest edge nearby.
+a card cut by a hand is explained by card rectangles at the right-angled corners of its
+straight edges, outline and inside alike (vision.piles); all of them are also handed on
+as hypotheses for identification to choose from. Corners of lone cards are refined on
+the full-resolution image by fitting each side to the strongest edge nearby.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
-from vision.geometry import order_quad, quad_sides, rect_quad
+from vision import piles
+from vision.geometry import order_quad, quad_sides
 
 WORK_SIZE = 800          # longest side of the working copy
 MAX_CHROMA = 20         # card paper is grey once the image is white-balanced; skin is not
 SOLID_FALLBACK = True
 MIN_SHORT = 0.07         # a card's short side is at least this share of the image's short side
-MIN_COVERAGE = 0.75      # a corner hypothesis must be this much card-like ...
-MIN_NEW_EVIDENCE = 0.25  # ... and this much not explained by cards already accepted
 
 
 @dataclass
@@ -41,6 +40,9 @@ class FindResult:
     candidates: list[Candidate]
     mask: np.ndarray     # card-like pixels on the working copy (uint8 0/255)
     scale: float         # working copy pixels per full-image pixel
+    # every card rectangle proposed in blobs of several cards (full-image pixels, best
+    # supported first, unrefined), for identification to choose from
+    hypotheses: list[Candidate] = field(default_factory=list)
 
 
 def card_mask(small: np.ndarray) -> np.ndarray:
@@ -231,44 +233,6 @@ def _coverage(mask: np.ndarray, quad: np.ndarray) -> float:
     return float((mask[y0:y1, x0:x1] > 0)[inside > 0].sum() / area)
 
 
-def _corner_hypotheses(contour: np.ndarray, short: float, long: float) -> list[list[np.ndarray]]:
-    """Card rectangles implied by each right-angled convex corner of a blob outline
-    (one or two per corner: the long side may lie along either edge)."""
-    peri = cv2.arcLength(contour, True)
-    poly = cv2.approxPolyDP(contour, max(2.0, 0.012 * peri), True).reshape(-1, 2).astype(np.float64)
-    n = len(poly)
-    if n < 3:
-        return []
-    area_sign = np.sign(cv2.contourArea(poly.astype(np.float32), oriented=True))
-    out = []
-    for i in range(n):
-        p, a, b = poly[i], poly[i - 1], poly[(i + 1) % n]
-        u1, u2 = a - p, b - p
-        l1, l2 = np.linalg.norm(u1), np.linalg.norm(u2)
-        if min(l1, l2) < 0.2 * short:
-            continue
-        if abs(_angle(u1, u2) - 90) > 14:
-            continue
-        cross = u1[0] * u2[1] - u1[1] * u2[0]
-        if np.sign(cross) == area_sign:      # concave vertex: where two cards meet
-            continue
-        d1, d2 = u1 / l1, u2 / l2
-        # make the two directions exactly perpendicular, splitting the error
-        bis = d1 + d2
-        bis /= np.linalg.norm(bis) + 1e-9
-        perp = np.array([-bis[1], bis[0]])
-        s = 1 if np.dot(perp, d1) > 0 else -1
-        d1 = (bis + s * perp) / np.sqrt(2)
-        d2 = (bis - s * perp) / np.sqrt(2)
-        pair = []
-        for s1, s2 in ((long, short), (short, long)):
-            if l1 > s1 * 1.15 or l2 > s2 * 1.15:
-                continue
-            pair.append(order_quad(np.array([p, p + d1 * s1, p + d1 * s1 + d2 * s2, p + d2 * s2])))
-        out.append(pair)
-    return out
-
-
 def find_cards(image: np.ndarray, aspect: float, roi: tuple[int, int, int, int] | None = None,
                refine: bool = True) -> FindResult:
     """Every card-shaped region of ``image`` (BGR); ``aspect`` = long/short side of the deck."""
@@ -312,65 +276,57 @@ def find_cards(image: np.ndarray, aspect: float, roi: tuple[int, int, int, int] 
         q = _single_quad(c)
         sizes.append(quad_sides(q))
         quads.append(Candidate(q, True, 1.0))
+    hypotheses: list[Candidate] = []
     if complex_:
         known = float(np.median([s for s, _ in sizes])) if sizes else None
-        for c in complex_:
-            shorts = [known] if known else _size_options(c, aspect, min_side)
-            best = None
-            for short in shorts:
-                kept = _explain(mask, c, short, short * aspect)
-                fit = _explained(mask, c, [q for _, q in kept])
-                if best is None or fit > best[0]:
-                    best = (fit, kept)
-            if best is not None:
-                quads += [Candidate(q, False, cov) for cov, q in best[1]]
+        picked, hyps = _explain_piles(small, mask, complex_, known, aspect, min_side)
+        quads += [Candidate(hy.quad, False, hy.cover) for hy in picked]
+        hypotheses = [Candidate(hy.quad, False, hy.cover) for hy in hyps]
+    return FindResult(_to_full(quads, full, scale, (ox, oy), refine), mask, scale,
+                      _to_full(hypotheses, full, scale, (ox, oy), False))
+
+
+def _to_full(cands: list[Candidate], full: np.ndarray, scale: float, origin: tuple[int, int],
+             refine: bool) -> list[Candidate]:
+    """Working-copy candidates in full-image pixels, sides moved onto the edges."""
+    H, W = full.shape[:2]
     out = []
-    grey = cv2.cvtColor(full, cv2.COLOR_BGR2GRAY) if refine and quads and full.ndim == 3 else full
-    for cand in quads:
+    grey = cv2.cvtColor(full, cv2.COLOR_BGR2GRAY) if refine and cands and full.ndim == 3 else full
+    for cand in cands:
         q = cand.quad / scale
         if refine:
             q = refine_quad(grey, q, 0.12)
         if not _sane(q, W, H):
             continue
-        q = q + np.float32([ox, oy])
+        q = q + np.float32(origin)
         out.append(Candidate(order_quad(q), cand.whole, cand.support))
-    return FindResult(out, mask, scale)
+    return out
 
 
-def _explain(mask: np.ndarray, contour: np.ndarray, short: float, long: float
-             ) -> list[tuple[float, np.ndarray]]:
-    """Card rectangles of a given size that together explain one blob."""
-    scored = []
-    for pair in _corner_hypotheses(contour, short, long):
-        best = max(((_coverage(mask, q), q) for q in pair), key=lambda t: t[0], default=None)
-        if best is not None and best[0] > MIN_COVERAGE:
-            scored.append(best)
-    scored.sort(key=lambda t: -t[0])
-    kept: list[tuple[float, np.ndarray]] = []
-    explained = np.zeros_like(mask)
-    for cov, q in scored:
-        if any(_same_card(q, k, short) for _, k in kept):
-            continue
-        if _new_evidence(mask, explained, q) < MIN_NEW_EVIDENCE:
-            continue
-        kept.append((cov, q))
-        cv2.fillPoly(explained, [np.round(q).astype(np.int32)], 255)
-    return kept
+def _explain_piles(small: np.ndarray, mask: np.ndarray, blobs: list[np.ndarray], known: float | None,
+                   aspect: float, min_side: float
+                   ) -> tuple[list[piles.Hypothesis], list[piles.Hypothesis]]:
+    """Card rectangles of blobs that are more than one card: (geometry's choice, all of them).
 
-
-def _explained(mask: np.ndarray, contour: np.ndarray, quads: list[np.ndarray]) -> float:
-    """How well quads cover one blob: covered share minus the share they spill outside."""
-    x, y, w, h = cv2.boundingRect(contour)
-    pad = int(max(w, h))
-    x0, y0 = max(0, x - pad), max(0, y - pad)
-    x1, y1 = min(mask.shape[1], x + w + pad), min(mask.shape[0], y + h + pad)
-    blob = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.drawContours(blob, [(contour - np.array([x0, y0])).astype(np.int32)], -1, 1, -1)
-    cover = np.zeros_like(blob)
-    for q in quads:
-        cv2.fillPoly(cover, [np.round(q - (x0, y0)).astype(np.int32)], 1)
-    n = max(1, int(blob.sum()))
-    return float((blob & cover).sum() / n - 1.5 * ((cover > blob).sum()) / n)
+    The card size is that of the lone cards, else the one the piles' whole sides agree on;
+    of two such sizes, the one whose choice covers the blobs best.
+    """
+    h, w = mask.shape
+    region = np.zeros_like(mask)
+    cv2.drawContours(region, blobs, -1, 255, -1)
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
+    segs = piles.segments(grey, region)
+    cs = piles.corners(segs, mask)
+    shorts = [known] if known else (piles.card_shorts(cs, piles.CORNER_GAP * min(h, w), aspect, mask)
+                                    or _size_options(max(blobs, key=cv2.contourArea), aspect, min_side))
+    best = None
+    for short in shorts:
+        hyps = piles.hypotheses(cs, segs, mask, short, aspect, _coverage)
+        picked = piles.explain(hyps, mask, _coverage)
+        fit = piles.fit(region, [hy.quad for hy in picked])
+        if best is None or fit > best[0]:
+            best = (fit, picked, hyps)
+    return (best[1], best[2]) if best else ([], [])
 
 
 def _size_options(contour: np.ndarray, aspect: float, min_short: float) -> list[float]:
@@ -392,60 +348,6 @@ def _sane(q: np.ndarray, w: int, h: int) -> bool:
     if q[:, 0].min() < -w or q[:, 0].max() > 2 * w or q[:, 1].min() < -h or q[:, 1].max() > 2 * h:
         return False
     return cv2.contourArea(q.astype(np.float32).reshape(-1, 1, 2)) > 16
-
-
-def _new_evidence(mask: np.ndarray, explained: np.ndarray, quad: np.ndarray) -> float:
-    """Fraction of the quad that is card-like and not inside an already accepted card."""
-    free = cv2.bitwise_and(mask, cv2.bitwise_not(explained))
-    return _coverage(free, quad)
-
-
-def _guess_short(contours: list[np.ndarray], aspect: float) -> float:
-    """Card short side when no lone card shows it: from full sides of cards in blobs.
-
-    An outline edge running between two right-angled convex corners is a whole side of
-    one card. The longest such edge is taken as a long side unless the blob is too small
-    for that (then it is a short side).
-    """
-    full, longest, small_blob = [], 0.0, np.inf
-    for c in contours:
-        peri = cv2.arcLength(c, True)
-        poly = cv2.approxPolyDP(c, max(2.0, 0.012 * peri), True).reshape(-1, 2).astype(np.float64)
-        n = len(poly)
-        if n < 3:
-            continue
-        sign = np.sign(cv2.contourArea(poly.astype(np.float32), oriented=True))
-        right = []
-        for i in range(n):
-            u1, u2 = poly[i - 1] - poly[i], poly[(i + 1) % n] - poly[i]
-            cross = u1[0] * u2[1] - u1[1] * u2[0]
-            right.append(abs(_angle(u1, u2) - 90) < 14 and np.sign(cross) != sign)
-        for i in range(n):
-            e = float(np.linalg.norm(poly[(i + 1) % n] - poly[i]))
-            longest = max(longest, e)
-            if right[i] and right[(i + 1) % n]:
-                full.append(e)
-        (_, _), (rw, rh), _ = cv2.minAreaRect(c.astype(np.float32))
-        small_blob = min(small_blob, max(rw, rh))
-    if not full:
-        return longest / aspect
-    e = max(full)
-    if e * 0.98 > small_blob:
-        return e
-    # a full edge about 1/aspect of the longest is a short side: trust the pair
-    for f in full:
-        if abs(f * aspect - e) < 0.08 * e:
-            return f
-    return e / aspect
-
-
-def _same_card(a: np.ndarray, b: np.ndarray, short: float) -> bool:
-    if np.linalg.norm(a.mean(0) - b.mean(0)) > 0.25 * short:
-        return False
-    da = a[2] - a[1]
-    db = b[2] - b[1]
-    ang = _angle(da, db)
-    return min(ang, 180 - ang) < 12
 
 
 def refine_quad(image: np.ndarray, quad: np.ndarray, search: float = 0.07) -> np.ndarray:

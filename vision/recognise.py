@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from vision import confidence as conf_mod
-from vision.features import FINE, TemplateBank, describe
+from vision.features import FINE, Descriptor, TemplateBank, describe
 from vision.finder import Candidate, FindResult, find_cards
 from vision.geometry import face_corners, quad_sides, warp_face
 from vision.profile import Profile
@@ -24,6 +24,13 @@ BACK = "back"
 IMPOSTOR_WEIGHT = 0.3  # how often, relative to genuine cards, an unenrolled card is shown
 GROWTH = (0.95, 1.0, 1.05, 1.10)   # quad sizes tried about the found centre
 PARTIAL_THRESHOLD = 0.76   # confidence needed for a card read from a partly covered face
+FIT_STEPS = (0.05, 0.02)  # side moves tried when fitting a pile card, share of its short side
+FIT_FLOOR = 0.4            # a pile rectangle matching its best card less than this is not fitted
+# a partly hidden card of a pile that fitting moved by more than FIT_TRUST of its short
+# side: the fit favours the face it was fitted to (a 2 fitted onto a 3 whose third pip is
+# hidden), so the reading must be surer
+PILE_PARTIAL = 0.85
+FIT_TRUST = 0.03
 NOT_A_CARD = 0.40          # a lone card-shaped region matching nothing this well is not a card
 
 
@@ -59,6 +66,7 @@ class Recogniser:
             raise ValueError("profile has no faces")
         self.bank = TemplateBank(labels, faces)
         self.coef = tuple(profile.calibration) if profile.calibration else conf_mod.DEFAULT
+        self._own: dict[str, TemplateBank] = {}     # each card's own faces, for fitting
 
     # -- identification -------------------------------------------------------------
     def _allowed(self, candidates: Collection[str] | None) -> np.ndarray | None:
@@ -88,12 +96,105 @@ class Recogniser:
         found = find_cards(image_bgr, self.profile.aspect, roi)
         allowed = self._allowed(candidates)
         out: list[Detection] = []
+        quads = [c.quad for c in found.candidates]
         for i, cand in enumerate(found.candidates):
-            others = [c.quad for j, c in enumerate(found.candidates) if j != i]
-            det = self._classify(image_bgr, cand, found, others, allowed, roi)
-            if det is not None:
-                out.append(det)
+            if cand.whole or not found.hypotheses:
+                det = self._classify(image_bgr, cand, found, quads[:i] + quads[i + 1:], allowed, roi)
+                if det is not None:
+                    out.append(det)
+        out += self._piles(image_bgr, found, allowed, roi)
         return _one_per_card(out)
+
+    def _piles(self, image, found: FindResult, allowed, roi) -> list[Detection]:
+        """The cards of piles, chosen among the finder's rectangles by identification.
+
+        Most confident first: a card whose whole face matches is on top; each further one
+        is read on the part the cards chosen before leave visible (so a wrong rectangle,
+        half on one card and half on another, matches nothing well). Before a rectangle
+        is judged its sides are fitted to the face it resembles. A card is named once.
+        """
+        pieces = [self._piece(image, h.quad, found, roi) for h in found.hypotheses]
+        chosen: list[Detection] = []
+        while pieces:
+            for p in pieces:
+                if p.answer is None:
+                    p.answer, p.seen = self._read(p, [d.quad for d in chosen], allowed)
+            p = max(pieces, key=lambda p: p.answer.confidence)
+            if not p.fitted:
+                if p.answer.score < FIT_FLOOR:
+                    break
+                fit = self._piece(image, self._fit(image, p.quad, p.answer.card), found, roi, fitted=True)
+                short, _ = quad_sides(p.quad)
+                fit.moved = float(np.linalg.norm(fit.quad.mean(axis=0) - p.quad.mean(axis=0))) / short
+                pieces[pieces.index(p)] = fit
+                continue
+            pieces.remove(p)
+            need = self.threshold if p.seen > 0.9 else max(
+                self.threshold, PILE_PARTIAL if p.moved > FIT_TRUST else PARTIAL_THRESHOLD)
+            if p.answer.confidence < need:
+                continue
+            a = p.answer
+            det = Detection(p.quad, None if a.card == BACK else a.card, a.card != BACK,
+                            a.confidence, a.margin)
+            chosen.append(det)
+            short, _ = quad_sides(det.quad)
+            pieces = [o for o in pieces if not _clash(o, det, short)]
+            for o in pieces:
+                if _others_mask(o.quad, [det.quad]) is not None:
+                    o.answer = None
+        return chosen
+
+    def _piece(self, image, quad: np.ndarray, found: FindResult, roi, fitted: bool = False
+               ) -> "_Piece":
+        vis = _visible_mask(quad, found, roi)
+        return _Piece(quad, describe(_face_crop(image, quad, (FINE[0] * 2, FINE[1] * 2))),
+                      None if vis.mean() >= 0.97 else vis, fitted)
+
+    def _fit(self, image, quad: np.ndarray, card: str) -> np.ndarray:
+        """``quad`` with its sides moved, one step at a time, to where the face matches
+        ``card`` best: the sides of a card under others are placed from the card size,
+        and the face match is sharp enough to show a few pixels' error."""
+        bank = self._own.get(card)
+        if bank is None:
+            bank = self._own[card] = TemplateBank([card] * len(self.profile.faces[card]),
+                                                  self.profile.faces[card])
+
+        def match(q: np.ndarray) -> float:
+            d = describe(_face_crop(image, q, (FINE[0] * 2, FINE[1] * 2)))
+            return float(bank.scores(d, None).max())
+
+        q = np.asarray(quad, np.float64)
+        short, _ = quad_sides(q)
+        c = q.mean(axis=0)
+        best = match(q.astype(np.float32))
+        for step in FIT_STEPS:
+            for k in range(4):
+                a, b = q[k], q[(k + 1) % 4]
+                n = np.array([a[1] - b[1], b[0] - a[0]]) / (np.linalg.norm(b - a) + 1e-9)
+                n = n if n @ ((a + b) / 2 - c) > 0 else -n
+                for sign in (1, -1):
+                    t = q.copy()
+                    t[k] += sign * step * short * n
+                    t[(k + 1) % 4] += sign * step * short * n
+                    m = match(t.astype(np.float32))
+                    if m > best:
+                        best, q = m, t
+                        break
+        return q.astype(np.float32)
+
+    def _read(self, p: "_Piece", above: list[np.ndarray], allowed) -> tuple[_Answer, float]:
+        """A piece's best reading (whole face, visible part, part not under ``above``)."""
+        answers = [self._answer(p.desc, allowed)]
+        seen = 1.0 if p.vis is None else float(p.vis.mean())
+        if p.vis is not None:
+            answers.append(self._answer(p.desc, allowed, p.vis))
+        cover = _others_mask(p.quad, above) if above else None
+        if cover is not None:
+            m = cover if p.vis is None else cover * p.vis
+            seen = min(seen, float(m.mean()))
+            if m.mean() > 0.2:
+                answers.append(self._answer(p.desc, allowed, m))
+        return max(answers, key=lambda a: a.confidence), seen
 
     def _classify(self, image, cand: Candidate, found: FindResult, others, allowed, roi
                   ) -> Detection | None:
@@ -143,6 +244,26 @@ class Recogniser:
                 if m2.mean() > 0.2:
                     answers.append(self._answer(ch, allowed, m2))
         return max(answers, key=lambda a: a.confidence), best_q, seen
+
+
+@dataclass(eq=False)
+class _Piece:
+    """A rectangle of a pile being considered: its face read once, its reading cached."""
+
+    quad: np.ndarray
+    desc: Descriptor
+    vis: np.ndarray | None     # the finder's card-like part (None: all of it)
+    fitted: bool = False
+    moved: float = 0.0         # how far fitting moved its centre, share of its short side
+    answer: _Answer | None = None
+    seen: float = 1.0
+
+
+def _clash(p: _Piece, det: Detection, short: float) -> bool:
+    """A piece that cannot be another card besides ``det``: the same spot, or its name."""
+    if np.linalg.norm(p.quad.mean(axis=0) - det.quad.mean(axis=0)) < 0.3 * short:
+        return True
+    return det.card is not None and p.answer is not None and p.answer.card == det.card
 
 
 def _one_per_card(dets: list[Detection]) -> list[Detection]:

@@ -1,0 +1,345 @@
+"""Piles: card rectangles in a blob that is more than one card (a trick, a fanned pair, a
+card under a hand).
+
+Every card side that can be seen is a straight edge, on the blob's outline (card against
+table) or inside it (the top card's border over the card below). Where two such edges meet
+at a right angle, each ending there, lies a corner of some card; with the card size (one
+per image: one camera height) it gives that card's rectangle, up to which of its arms is
+the long side. The size comes from lone cards or from sides seen whole, between two
+corners. Geometry only proposes here; identification (vision.recognise) chooses.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import cv2
+import numpy as np
+
+from vision.geometry import order_quad
+
+MIN_SEGMENT = 0.045      # shortest straight edge kept, share of the image's short side
+CORNER_GAP = 0.025       # how far a side may stop short of its corner (rounded corners), same
+MAX_SKEW = 0.17          # |cos| between a corner's two sides (about 10° off square)
+SIZE_TOL = 0.05          # two full sides agree on the card size within this share
+MIN_COVER = 0.45         # a card rectangle must be this much card-like (the rest: hand, table)
+MIN_NEW = 0.25           # ... and, to be kept by geometry alone, this much not yet explained
+
+Coverage = Callable[[np.ndarray, np.ndarray], float]
+
+
+@dataclass
+class Corner:
+    """A right-angled meeting of two straight edges, each running away from ``p``."""
+
+    p: np.ndarray        # working-copy pixels
+    a: np.ndarray        # unit direction of one side, away from the corner
+    b: np.ndarray        # unit direction of the other side
+    la: float            # how far an edge is seen along a
+    lb: float
+
+
+@dataclass
+class Hypothesis:
+    """A card rectangle proposed by a corner (working-copy pixels)."""
+
+    quad: np.ndarray
+    cover: float         # share of it that is card-like
+    edges: float         # share of its outline that lies on a straight edge
+
+    @property
+    def score(self) -> float:
+        return self.cover + self.edges
+
+
+def segments(grey: np.ndarray, region: np.ndarray) -> np.ndarray:
+    """Straight edges (x1, y1, x2, y2) on or inside the blobs of ``region`` (0/255)."""
+    h, w = grey.shape
+    min_len = MIN_SEGMENT * min(h, w)
+    near = cv2.dilate(region, np.ones((5, 5), np.uint8))
+    n, _, stats, _ = cv2.connectedComponentsWithStats(near)
+    lsd = cv2.createLineSegmentDetector(cv2.LSD_REFINE_STD)
+    out = []
+    for i in range(1, n):
+        x, y, bw, bh, _ = stats[i]
+        found = lsd.detect(np.ascontiguousarray(grey[y:y + bh, x:x + bw]))[0]
+        if found is None:
+            continue
+        s = found.reshape(-1, 4) + np.float32([x, y, x, y])
+        s = s[np.hypot(s[:, 2] - s[:, 0], s[:, 3] - s[:, 1]) >= min_len]
+        mid = np.clip(np.round((s[:, :2] + s[:, 2:]) / 2).astype(int), 0, [w - 1, h - 1])
+        out.append(s[near[mid[:, 1], mid[:, 0]] > 0])
+    return np.concatenate(out).astype(np.float64) if out else np.zeros((0, 4))
+
+
+def corners(segs: np.ndarray, mask: np.ndarray) -> list[Corner]:
+    """Right-angled L-junctions of edges whose inside angle is card-like, outermost only."""
+    h, w = mask.shape
+    if len(segs) < 2:
+        return []
+    gap = CORNER_GAP * min(h, w)
+    p1 = segs[:, :2]
+    v = segs[:, 2:] - p1
+    L = np.linalg.norm(v, axis=1)
+    u = v / L[:, None]
+    i, j = np.triu_indices(len(segs), 1)
+    sq = np.abs((u[i] * u[j]).sum(1)) < MAX_SKEW
+    i, j = i[sq], j[sq]
+    cross = u[i, 0] * u[j, 1] - u[i, 1] * u[j, 0]
+    d = p1[j] - p1[i]
+    ti = (d[:, 0] * u[j, 1] - d[:, 1] * u[j, 0]) / cross
+    P = p1[i] + ti[:, None] * u[i]
+    tj = ((P - p1[j]) * u[j]).sum(1)
+    ai, oki = _arm(ti, L[i], gap)
+    aj, okj = _arm(tj, L[j], gap)
+    a = u[i] * ai[:, None]
+    b = u[j] * aj[:, None]
+    inside = np.round(P + 0.02 * min(h, w) * (a + b)).astype(int)
+    inb = (inside[:, 0] >= 0) & (inside[:, 0] < w) & (inside[:, 1] >= 0) & (inside[:, 1] < h)
+    ok = oki & okj & inb
+    ok[ok] = mask[inside[ok, 1], inside[ok, 0]] > 0
+    cs = [Corner(P[k], a[k], b[k], float(L[i[k]]), float(L[j[k]])) for k in np.flatnonzero(ok)]
+    return _outermost(_merge(cs, gap), gap)
+
+
+def _arm(t: np.ndarray, length: np.ndarray, gap: float) -> tuple[np.ndarray, np.ndarray]:
+    """(+1 or -1: the direction away from the corner, whether it lies at a segment end)."""
+    g = np.minimum(gap, 0.3 * length)
+    start = np.abs(t) < g
+    end = np.abs(t - length) < g
+    return np.where(start, 1.0, -1.0), start | end
+
+
+def _merge(cs: list[Corner], gap: float) -> list[Corner]:
+    """One corner per spot and orientation (an edge is often found on both of its sides)."""
+    out: list[Corner] = []
+    for c in sorted(cs, key=lambda c: -(c.la + c.lb)):
+        if not any(np.linalg.norm(c.p - o.p) < 0.5 * gap and _same_arms(c, o) for o in out):
+            out.append(c)
+    return out
+
+
+def _outermost(cs: list[Corner], gap: float) -> list[Corner]:
+    """Drop the corners of a face's printed frame: a like corner lies just outside them."""
+    out = []
+    for c in cs:
+        diag = (c.a + c.b) / np.linalg.norm(c.a + c.b)
+        if not any(o is not c and _same_arms(c, o) and 0 < np.linalg.norm(c.p - o.p) < 1.5 * gap
+                   and (c.p - o.p) @ diag > 0.9 * np.linalg.norm(c.p - o.p) for o in cs):
+            out.append(c)
+    return out
+
+
+def _same_arms(c: Corner, o: Corner) -> bool:
+    return bool((c.a @ o.a > 0.97 and c.b @ o.b > 0.97) or (c.a @ o.b > 0.97 and c.b @ o.a > 0.97))
+
+
+def full_sides(cs: list[Corner], gap: float, mask: np.ndarray) -> list[tuple[float, float]]:
+    """Card sides seen whole: two corners facing each other along one edge of the blob's
+    outline (a card's printed frame makes such corners too, but inside), as (length,
+    longest edge seen at right angles to it at either end)."""
+    out = []
+    for m, c in enumerate(cs):
+        for o in cs[m + 1:]:
+            d = o.p - c.p
+            e = float(np.linalg.norm(d))
+            if e < 3 * gap:
+                continue
+            t = d / e
+            for ca, cb, la, lb in ((c.a, c.b, c.la, c.lb), (c.b, c.a, c.lb, c.la)):
+                if ca @ t < 0.995 or la < 0.5 * e:
+                    continue
+                for oa, ob, olb in ((o.a, o.b, o.lb), (o.b, o.a, o.la)):
+                    # o's side runs back to c, and the card lies on the same side of it
+                    if oa @ t < -0.995 and ob @ cb > 0.97 and \
+                            _outline(mask, np.concatenate([c.p, o.p])[None], -cb):
+                        out.append((e, max(lb, olb)))
+    return out
+
+
+def card_shorts(cs: list[Corner], gap: float, aspect: float, mask: np.ndarray) -> list[float]:
+    """Likely short sides of the cards (at most two, best first) from sides seen whole."""
+    sides = full_sides(cs, gap, mask)
+    opts = []
+    for e, _ in sides:
+        for s in (e, e / aspect):
+            if any(x > s * aspect * (1 + 2 * SIZE_TOL) for f, x in sides if abs(f - s) < SIZE_TOL * s):
+                continue        # then an edge longer than this card runs across its short side
+            votes = sum(abs(f - s) < SIZE_TOL * s or abs(f - s * aspect) < SIZE_TOL * s * aspect
+                        for f, _ in sides)
+            # a short side with a long edge across it settles which side it was
+            proof = sum(abs(f - s) < SIZE_TOL * s and x > s * (1 + 2 * SIZE_TOL) for f, x in sides)
+            opts.append((votes + 2 * proof, s))
+    opts.sort(key=lambda t: -t[0])
+    best: list[float] = []
+    for v, s in opts:
+        if v >= opts[0][0] - 1 and not any(abs(s - b) < SIZE_TOL * b for b in best):
+            best.append(s)
+    return best[:2]
+
+
+def rectangles(c: Corner, short: float, aspect: float) -> list[np.ndarray]:
+    """The card rectangles with a corner at ``c`` (long side along either arm)."""
+    bis = c.a + c.b
+    bis /= np.linalg.norm(bis) + 1e-9
+    perp = np.array([-bis[1], bis[0]])
+    s = 1 if perp @ c.a > 0 else -1
+    a = (bis + s * perp) / np.sqrt(2)     # the arms made exactly square, splitting the error
+    b = (bis - s * perp) / np.sqrt(2)
+    long = short * aspect
+    out = []
+    for sa, sb in ((long, short), (short, long)):
+        if c.la > sa * 1.12 or c.lb > sb * 1.12:
+            continue
+        out.append(order_quad(np.array([c.p, c.p + a * sa, c.p + a * sa + b * sb, c.p + b * sb])))
+    return out
+
+
+def edge_support(quad: np.ndarray, segs: np.ndarray) -> float:
+    """Share of the quad's outline lying along a parallel straight edge."""
+    p1 = segs[:, :2]
+    v = segs[:, 2:] - p1
+    L = np.linalg.norm(v, axis=1) + 1e-9
+    u = v / L[:, None]
+    t = np.linspace(0.05, 0.95, 12)
+    hits = 0
+    for k in range(4):
+        a, e = quad[k], quad[(k + 1) % 4] - quad[k]
+        par = np.abs(u @ (e / (np.linalg.norm(e) + 1e-9))) > 0.985
+        if not par.any():
+            continue
+        rel = (a[None, :] + t[:, None] * e[None, :])[:, None, :] - p1[par][None]
+        along = (rel * u[par][None]).sum(-1)
+        off = np.abs(rel[..., 0] * u[par][None, :, 1] - rel[..., 1] * u[par][None, :, 0])
+        on = (off < 2.5) & (along > -2) & (along < L[par][None] + 2)
+        hits += int(on.any(axis=1).sum())
+    return hits / (4 * len(t))
+
+
+def snap(quad: np.ndarray, segs: np.ndarray, mask: np.ndarray, short: float) -> np.ndarray:
+    """The rectangle moved onto the straight edges along its sides.
+
+    It turns by the edges' mean deviation. Along each axis, a side on the blob's outline
+    (table beyond it) is put on its edge; a side inside the blob only when the other one
+    is inside too, or when it agrees with the card's size (the border of a card lying on
+    another is faint, its printed frame a little inside is not). A side without a good
+    edge is placed from the other at the card's size.
+    """
+    q = np.asarray(quad, np.float64)
+    c = q.mean(axis=0)
+    e = [q[1] - q[0], q[2] - q[1]]
+    half = [float(np.linalg.norm(x)) / 2 for x in e]
+    e = [x / np.linalg.norm(x) for x in e]
+    mid = (segs[:, :2] + segs[:, 2:]) / 2
+    v = segs[:, 2:] - segs[:, :2]
+    L = np.linalg.norm(v, axis=1) + 1e-9
+    u = v / L[:, None]
+    sides = {}                       # (axis, sign) -> (selected segments, weights, on outline)
+    for ax in (0, 1):
+        t = e[1 - ax]                # sides across axis ax run along the other axis
+        along = (mid - c) @ t
+        over = np.minimum(along + L / 2, half[1 - ax]) - np.maximum(along - L / 2, -half[1 - ax])
+        for sign in (1, -1):
+            off = (mid - c) @ e[ax] * sign - half[ax]
+            ok = (np.abs(u @ t) > 0.985) & (np.abs(off) < 0.07 * short) & (over > 0.3 * half[1 - ax])
+            if ok.any():
+                sel = ok & (off > off[ok].max() - 1.5)
+                sides[ax, sign] = (sel, over[sel], _outline(mask, segs[sel], e[ax] * sign))
+    if not sides:
+        return q
+    num = den = 0.0
+    for (ax, _), (sel, w, _) in sides.items():
+        t = e[1 - ax]
+        d = u[sel] * np.sign(u[sel] @ t)[:, None]
+        num -= float((np.arctan2(d[:, 0] * t[1] - d[:, 1] * t[0], d @ t) * w).sum())
+        den += float(w.sum())
+    rot = num / den
+    R = np.array([[np.cos(rot), -np.sin(rot)], [np.sin(rot), np.cos(rot)]])
+    e = [R @ x for x in e]
+    shift = np.zeros(2)
+    for ax in (0, 1):
+        pos = {sign: float(((mid[sel] - c) @ e[ax] * w).sum() / w.sum())
+               for (a, sign), (sel, w, _) in sides.items() if a == ax}
+        rim = {sign: sides[ax, sign][2] for sign in pos}
+        if len(pos) == 2:
+            size = (pos[1] - pos[-1]) / (2 * half[ax])
+            if all(rim.values()) or (not any(rim.values()) and abs(size - 1) < 0.1) \
+                    or 0.98 < size < 1.05:
+                shift += e[ax] * (pos[1] + pos[-1]) / 2
+                half[ax] = (pos[1] - pos[-1]) / 2
+                continue
+            pos = {sg: p for sg, p in pos.items() if rim[sg]}
+        if pos:
+            sign = max(pos, key=lambda sg: (rim[sg], float(sides[ax, sg][1].sum())))
+            shift += e[ax] * (pos[sign] - sign * half[ax])
+    c = c + shift
+    a0, a1 = e[0] * half[0], e[1] * half[1]
+    return order_quad(np.array([c - a0 - a1, c + a0 - a1, c + a0 + a1, c - a0 + a1]))
+
+
+def _outline(mask: np.ndarray, segs: np.ndarray, out: np.ndarray) -> bool:
+    """Whether the table (not card) lies just beyond these edges, on the ``out`` side."""
+    h, w = mask.shape
+    t = np.linspace(0.2, 0.8, 5)
+    pts = segs[:, None, :2] + t[None, :, None] * (segs[:, None, 2:] - segs[:, None, :2]) + 3 * out
+    p = np.round(pts.reshape(-1, 2)).astype(int)
+    inb = (p[:, 0] >= 0) & (p[:, 0] < w) & (p[:, 1] >= 0) & (p[:, 1] < h)
+    beyond = np.zeros(len(p), bool)
+    beyond[inb] = mask[p[inb, 1], p[inb, 0]] == 0
+    return bool(beyond.mean() > 0.5)
+
+
+def hypotheses(cs: list[Corner], segs: np.ndarray, mask: np.ndarray, short: float,
+               aspect: float, coverage: Coverage) -> list[Hypothesis]:
+    """The corners' card rectangles that the mask supports, one per card, best first."""
+    raw = [q for c in cs for q in rectangles(c, short, aspect) if coverage(mask, q) >= MIN_COVER - 0.1]
+    out: list[Hypothesis] = []
+    for q in raw:
+        q = snap(q, segs, mask, short)
+        cov = coverage(mask, q)
+        if cov >= MIN_COVER:
+            out.append(Hypothesis(q, cov, edge_support(q, segs)))
+    out.sort(key=lambda hy: -hy.score)
+    keep = _distinct([hy.quad for hy in out], short)
+    return [hy for hy in out if any(hy.quad is k for k in keep)]
+
+
+def _distinct(quads: list[np.ndarray], short: float) -> list[np.ndarray]:
+    """The quads in order, each dropped when an earlier one is the same card."""
+    if not quads:
+        return []
+    q = np.array(quads)
+    c = q.mean(axis=1)
+    d = q[:, 2] - q[:, 1]
+    d /= np.linalg.norm(d, axis=1, keepdims=True) + 1e-9
+    near = np.linalg.norm(c[:, None] - c[None], axis=2) < 0.25 * short
+    para = np.abs(d @ d.T) > np.cos(np.radians(12))
+    same = near & para
+    keep: list[int] = []
+    for i in range(len(quads)):
+        if not same[i, keep].any():
+            keep.append(i)
+    return [quads[i] for i in keep]
+
+
+def explain(hyps: list[Hypothesis], mask: np.ndarray, coverage: Coverage) -> list[Hypothesis]:
+    """Geometry's own choice: best supported first, each explaining something new."""
+    kept: list[Hypothesis] = []
+    explained = np.zeros_like(mask)
+    for hy in hyps:
+        free = cv2.bitwise_and(mask, cv2.bitwise_not(explained))
+        if coverage(free, hy.quad) < MIN_NEW:
+            continue
+        kept.append(hy)
+        cv2.fillPoly(explained, [np.round(hy.quad).astype(np.int32)], 255)
+    return kept
+
+
+def fit(region: np.ndarray, quads: list[np.ndarray]) -> float:
+    """How well quads cover the blobs: covered share minus the share they spill outside."""
+    cover = np.zeros_like(region)
+    for q in quads:
+        cv2.fillPoly(cover, [np.round(q).astype(np.int32)], 255)
+    n = max(1, int(np.count_nonzero(region)))
+    inside = np.count_nonzero(cover & region)
+    return (inside - 1.5 * (np.count_nonzero(cover) - inside)) / n
