@@ -18,6 +18,8 @@ from vision.geometry import face_corners, quad_sides
 SIZE = (32, 48)          # (w, h) of the face as aligned (small: the warp is smooth)
 MARGIN = 0.25            # fraction of the face added on every side of the crop
 MAX_SHIFT = 0.30         # of the short side: a larger correction is not trusted
+MIN_SCALE = 0.85         # the found card is at most this much too big (or small)
+MAX_STRETCH = 1.08       # a card keeps its shape: so much anisotropy (perspective) at most
 _ITERS = (12, 8)         # Gauss-Newton steps at half and at full SIZE
 _ROBUST = 1.0            # residual (in standard deviations) where occluders start to count less
 
@@ -60,10 +62,10 @@ def refine(tmpl: np.ndarray, crop_grey: np.ndarray) -> np.ndarray | None:
     half = np.diag([0.5, 0.5, 1.0])
     small_t = cv2.resize(tmpl, (SIZE[0] // 2, SIZE[1] // 2), interpolation=cv2.INTER_AREA)
     small_c = cv2.resize(crop, (crop.shape[1] // 2, crop.shape[0] // 2), interpolation=cv2.INTER_AREA)
-    w1 = _gauss_newton(small_t, small_c, half @ warp @ np.linalg.inv(half), _ITERS[0])
+    w1 = _gauss_newton(small_t, small_c, half @ warp @ np.linalg.inv(half), _ITERS[0], similar=True)
     if w1 is None:
         return None
-    warp = _gauss_newton(tmpl, crop, np.linalg.inv(half) @ w1 @ half, _ITERS[1])
+    warp = _gauss_newton(tmpl, crop, np.linalg.inv(half) @ w1 @ half, _ITERS[1], similar=False)
     if warp is None or not _plausible(warp):
         return None
     return warp[:2]
@@ -72,7 +74,9 @@ def refine(tmpl: np.ndarray, crop_grey: np.ndarray) -> np.ndarray | None:
 def _plausible(warp: np.ndarray) -> bool:
     a = warp[:2, :2]
     sv = np.linalg.svd(a, compute_uv=False)
-    if sv.min() < 0.8 or sv.max() > 1.25 or np.linalg.det(a) <= 0:
+    if sv.min() < MIN_SCALE or sv.max() > 1 / MIN_SCALE or sv.max() > MAX_STRETCH * sv.min():
+        return False
+    if np.linalg.det(a) <= 0:
         return False
     mx, my = margins()
     w, h = SIZE
@@ -81,8 +85,12 @@ def _plausible(warp: np.ndarray) -> bool:
     return float(np.abs(moved).max()) <= MAX_SHIFT * w
 
 
-def _gauss_newton(t: np.ndarray, img: np.ndarray, warp: np.ndarray, iters: int) -> np.ndarray | None:
-    """Forward-compositional Gauss-Newton on normalised grey levels (an ECC-like fit)."""
+def _gauss_newton(t: np.ndarray, img: np.ndarray, warp: np.ndarray, iters: int,
+                  similar: bool) -> np.ndarray | None:
+    """Forward-compositional Gauss-Newton on normalised grey levels (an ECC-like fit).
+
+    ``similar``: rotation, scale and shift only (a card keeps its shape), else affine.
+    """
     h, w = t.shape
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
     xs, ys = xs.reshape(-1), ys.reshape(-1)
@@ -101,10 +109,16 @@ def _gauss_newton(t: np.ndarray, img: np.ndarray, warp: np.ndarray, iters: int) 
         if it > 0:        # occluders and glare: pixels that disagree a lot count less
             weight = 1.0 / (1.0 + (r / _ROBUST) ** 2)
         gx, gy = gx / sd, gy / sd
-        jac = np.stack([gx * xs, gx * ys, gx, gy * xs, gy * ys, gy], axis=1)
+        if similar:
+            jac = np.stack([gx * xs + gy * ys, gy * xs - gx * ys, gx, gy], axis=1)
+        else:
+            jac = np.stack([gx * xs, gx * ys, gx, gy * xs, gy * ys, gy], axis=1)
         jw = jac * weight[:, None]
-        hess = jw.T @ jac + 1e-3 * np.eye(6) * (1.0 + np.trace(jw.T @ jac) / 6)
+        n = jac.shape[1]
+        hess = jw.T @ jac + 1e-3 * np.eye(n) * (1.0 + np.trace(jw.T @ jac) / n)
         d = np.linalg.solve(hess, jw.T @ r)
+        if similar:
+            d = np.float64([d[0], -d[1], d[2], d[1], d[0], d[3]])
         step = np.float64([[1 + d[0], d[1], d[2]], [d[3], 1 + d[4], d[5]], [0, 0, 1]])
         warp = warp @ step
         if not np.isfinite(warp).all():

@@ -29,6 +29,8 @@ CLOSE = 0.3                # score margin under which the runner-up is fitted to
 CELL = 16                  # fine-grid pixels per side of the cells checked one by one
 CELL_FLOOR = 0.1           # squared gradient per pixel below which a cell counts as blank
 CELL_MIN = 0.3             # worst cell agreement below which a reading is not believed
+MIN_MARGIN = 0.05          # score margin below which the runner-up is as likely
+MAX_SKEW = 0.1             # |log| of a partly seen card's quad aspect over the deck's
 PARTIAL_THRESHOLD = 0.76   # confidence needed for a card read from a partly covered face
 NOT_A_CARD = 0.40          # a lone card-shaped region matching nothing this well is not a card
 
@@ -86,8 +88,8 @@ class Recogniser:
         s = self.bank.scores(ch, mask)
         m = self.bank.best(s, allowed, self._known)
         margin = max(0.0, m.score - m.runner_up)
-        # another card (ruled out or not) explaining the face at least as well: no answer
-        conf = conf_mod.confidence(m.score, margin, self.coef) if margin > 0 else 0.0
+        # another card (ruled out or not) explaining the face about as well: no answer
+        conf = conf_mod.confidence(m.score, margin, self.coef) if margin >= MIN_MARGIN else 0.0
         return _Answer(m.card, m.score, margin, conf, m.index, m.runner_index)
 
     def identify(self, face_bgr: np.ndarray, candidates: Collection[str] | None = None
@@ -151,7 +153,11 @@ class Recogniser:
                 seen = min(seen, float(m2.mean()))
                 if m2.mean() > 0.2:
                     reads.append((self._answer(ch, allowed, m2), m2))
-        answers = [self._checked(ch, a, m) for a, m in reads]
+        # a partly seen card read at a quad of the wrong shape: its hidden end could hold
+        # the pip that makes a 6 a 7, at a place the face as read cannot show
+        short, long = quad_sides(best_q)
+        shaped = cand.whole or abs(np.log(long / max(short, 1.0) / self.profile.aspect)) <= MAX_SKEW
+        answers = [self._checked(ch, a, m) if shaped else replace(a, confidence=0.0) for a, m in reads]
         return max(answers, key=lambda a: a.confidence), best_q, seen
 
     def _aligned_read(self, image, quad: np.ndarray, allowed
