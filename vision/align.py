@@ -18,9 +18,9 @@ from vision.geometry import face_corners, quad_sides
 SIZE = (32, 48)          # (w, h) of the face as aligned (small: the warp is smooth)
 MARGIN = 0.25            # fraction of the face added on every side of the crop
 MAX_SHIFT = 0.30         # of the short side: a larger correction is not trusted
-MIN_SCALE = 0.85         # the found card is at most this much too big (or small)
-MAX_STRETCH = 1.08       # a card keeps its shape: so much anisotropy (perspective) at most
-_ITERS = (12, 8)         # Gauss-Newton steps at half and at full SIZE
+MIN_SCALE = 0.8          # the found card is at most this much too big (or small)
+MAX_STRETCH = 1.2        # a card keeps its shape: so much anisotropy (perspective, a bad side) at most
+_ITERS = (8, 5)          # Gauss-Newton steps at half and at full SIZE
 _ROBUST = 1.0            # residual (in standard deviations) where occluders start to count less
 
 

@@ -153,11 +153,12 @@ class Recogniser:
                 seen = min(seen, float(m2.mean()))
                 if m2.mean() > 0.2:
                     reads.append((self._answer(ch, allowed, m2), m2))
-        # a partly seen card read at a quad of the wrong shape: its hidden end could hold
-        # the pip that makes a 6 a 7, at a place the face as read cannot show
+        # the visible part of a card read at a quad of the wrong shape: its hidden end could
+        # hold the pip that makes a 6 a 7, at a place the face as read cannot show
         short, long = quad_sides(best_q)
         shaped = cand.whole or abs(np.log(long / max(short, 1.0) / self.profile.aspect)) <= MAX_SKEW
-        answers = [self._checked(ch, a, m) if shaped else replace(a, confidence=0.0) for a, m in reads]
+        answers = [self._checked(ch, a, m) if shaped or m is None else replace(a, confidence=0.0)
+                   for a, m in reads]
         return max(answers, key=lambda a: a.confidence), best_q, seen
 
     def _aligned_read(self, image, quad: np.ndarray, allowed
