@@ -157,6 +157,7 @@ class Match:
     runner_up: float
     orientation: int        # 0 or 180
     index: int
+    runner_index: int = -1  # the best template of any other card
 
 
 class TemplateBank:
@@ -187,11 +188,20 @@ class TemplateBank:
                         + self.chroma.scores(desc.colour[1:], mask))
         return (1 - SHAPE_WEIGHT) * colour + SHAPE_WEIGHT * self.shape.scores(desc.shape, mask)
 
-    def best(self, scores: np.ndarray, allowed: np.ndarray | None = None) -> Match:
-        """Top card and the best score of any *other* card among ``allowed`` templates."""
-        sc = scores if allowed is None else np.where(allowed, scores, -2.0)
+    def best(self, scores: np.ndarray, allowed: np.ndarray | None = None,
+             known: np.ndarray | None = None) -> Match:
+        """Top card among ``allowed`` templates, and the best score of any *other* card.
+
+        The runner-up is sought among all ``known`` templates (default: all), allowed or
+        not: a card the caller has ruled out still explains what is seen as well as it
+        does, so naming its look-alike instead would be a guess.
+        """
+        known_sc = scores if known is None else np.where(known, scores, -2.0)
+        sc = known_sc if allowed is None else np.where(allowed, known_sc, -2.0)
         i = int(np.argmax(sc))
         card = str(self.labels[i])
-        other = np.where(self.labels != card, sc, -2.0)
-        ru = float(other.max()) if other.size else -1.0
-        return Match(card, float(sc[i]), max(ru, -1.0), int(self.orient[i]), i)
+        other = np.where(self.labels != card, known_sc, -2.0)
+        j = int(np.argmax(other))
+        ru = float(other[j])
+        return Match(card, float(sc[i]), max(ru, -1.0), int(self.orient[i]), i,
+                     j if ru > -2.0 else -1)

@@ -8,21 +8,29 @@ threshold the answer is ``card=None`` rather than a guess.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Collection
 
 import cv2
 import numpy as np
 
+from vision import align
 from vision import confidence as conf_mod
-from vision.features import FINE, Descriptor, TemplateBank, describe
+from vision.features import FINE, INNER, Descriptor, TemplateBank, describe
 from vision.finder import Candidate, FindResult, find_cards
 from vision.geometry import face_corners, quad_sides, warp_face
 from vision.profile import Profile
 
 BACK = "back"
 IMPOSTOR_WEIGHT = 0.3  # how often, relative to genuine cards, an unenrolled card is shown
-GROWTH = (0.95, 1.0, 1.05, 1.10)   # quad sizes tried about the found centre
+FACE = (FINE[0] * 2, FINE[1] * 2)  # pixels a found face is straightened to before describing
+MAX_ALIGN = 3              # templates fitted per found card
+CLOSE = 0.3                # score margin under which the runner-up is fitted too
+CELL = 16                  # fine-grid pixels per side of the cells checked one by one
+CELL_FLOOR = 0.1           # squared gradient per pixel below which a cell counts as blank
+CELL_MIN = 0.3             # worst cell agreement below which a reading is not believed
+MIN_MARGIN = 0.05          # score margin below which the runner-up is as likely
+MAX_SKEW = 0.1             # |log| of a partly seen card's quad aspect over the deck's
 PARTIAL_THRESHOLD = 0.76   # confidence needed for a card read from a partly covered face
 FIT_STEPS = (0.05, 0.02)  # side moves tried when fitting a pile card, share of its short side
 FIT_FLOOR = 0.4            # a pile rectangle matching its best card less than this is not fitted
@@ -49,6 +57,9 @@ class _Answer:
     score: float
     margin: float
     confidence: float
+    index: int = -1      # the winning template (card and orientation) in the bank
+    runner_index: int = -1   # the best template of any other card
+    worst_cell: float = 1.0  # agreement with the named card in the worst-matching cell
 
 
 class Recogniser:
@@ -65,8 +76,14 @@ class Recogniser:
         if not labels:
             raise ValueError("profile has no faces")
         self.bank = TemplateBank(labels, faces)
+        # grey faces to align found cards to, in the bank's order (each face at 0° and 180°)
+        self.align_templates = []
+        for img in faces:
+            t = align.template(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) if img.ndim == 3 else img)
+            self.align_templates += [t, np.ascontiguousarray(t[::-1, ::-1])]
         self.coef = tuple(profile.calibration) if profile.calibration else conf_mod.DEFAULT
         self._own: dict[str, TemplateBank] = {}     # each card's own faces, for fitting
+        self._known: np.ndarray | None = None   # templates that exist (calibration hides some)
 
     # -- identification -------------------------------------------------------------
     def _allowed(self, candidates: Collection[str] | None) -> np.ndarray | None:
@@ -77,9 +94,11 @@ class Recogniser:
 
     def _answer(self, ch: np.ndarray, allowed, mask: np.ndarray | None = None) -> _Answer:
         s = self.bank.scores(ch, mask)
-        m = self.bank.best(s, allowed)
+        m = self.bank.best(s, allowed, self._known)
         margin = max(0.0, m.score - m.runner_up)
-        return _Answer(m.card, m.score, margin, conf_mod.confidence(m.score, margin, self.coef))
+        # another card (ruled out or not) explaining the face about as well: no answer
+        conf = conf_mod.confidence(m.score, margin, self.coef) if margin >= MIN_MARGIN else 0.0
+        return _Answer(m.card, m.score, margin, conf, m.index, m.runner_index)
 
     def identify(self, face_bgr: np.ndarray, candidates: Collection[str] | None = None
                  ) -> tuple[str | None, float, float]:
@@ -220,30 +239,103 @@ class Recogniser:
                      ) -> tuple[_Answer, np.ndarray, float]:
         """The most confident reading of one candidate (whole face, visible part, or the
         part no other card covers), the quad it was read at, and how much of it is seen."""
-        # the finder may have stopped at an inner frame line: also try the quad grown a
-        # little about its centre, and keep whichever matches best
-        best_q, best_a, ch = cand.quad, None, None
-        for grow in GROWTH:
-            q = _grow(cand.quad, grow)
-            d = describe(_face_crop(image, q, (FINE[0] * 2, FINE[1] * 2)))
-            a = self._answer(d, allowed)
-            if best_a is None or a.score > best_a.score:
-                best_q, best_a, ch = q, a, d
-        answers = [best_a]
+        best_a, best_q, ch = self._aligned_read(image, cand.quad, allowed)
+        reads = [(best_a, None)]
         seen = 1.0
         vis = _visible_mask(best_q, found, roi)
         if vis is not None:
             seen = float(vis.mean())
         if vis is not None and vis.mean() < 0.97:
-            answers.append(self._answer(ch, allowed, vis))
+            reads.append((self._answer(ch, allowed, vis), vis))
         if others:
             cover = _others_mask(best_q, others)
             if cover is not None:
                 m2 = cover if vis is None else cover * vis
                 seen = min(seen, float(m2.mean()))
                 if m2.mean() > 0.2:
-                    answers.append(self._answer(ch, allowed, m2))
+                    reads.append((self._answer(ch, allowed, m2), m2))
+        # the visible part of a card read at a quad of the wrong shape: its hidden end could
+        # hold the pip that makes a 6 a 7, at a place the face as read cannot show
+        short, long = quad_sides(best_q)
+        shaped = cand.whole or abs(np.log(long / max(short, 1.0) / self.profile.aspect)) <= MAX_SKEW
+        answers = [self._checked(ch, a, m) if shaped or m is None else replace(a, confidence=0.0)
+                   for a, m in reads]
         return max(answers, key=lambda a: a.confidence), best_q, seen
+
+    def _aligned_read(self, image, quad: np.ndarray, allowed
+                      ) -> tuple[_Answer, np.ndarray, Descriptor]:
+        """The best whole-face reading of ``quad`` or of a quad fitted to the face there.
+
+        The finder's corners may be off (an inner frame line, a lined cloth, a guessed
+        corner): the leading template is fitted to the face and the face read again where
+        it really lies; when that changes the leader, or the runner-up is close, that
+        card's template is fitted too, so close cards are compared each at its own fit.
+        """
+        best_q, ch = quad, describe(_face_crop(image, quad, FACE))
+        best_a = self._answer(ch, allowed)
+        tried: set[int] = set()
+        queue = self._contenders(best_a)
+        while queue and len(tried) < MAX_ALIGN:
+            index = queue.pop(0)
+            if index in tried or index < 0:
+                continue
+            tried.add(index)
+            q = self._align(image, quad, index)
+            if q is None:
+                continue
+            d = describe(_face_crop(image, q, FACE))
+            a = self._answer(d, allowed)
+            if a.score > best_a.score:
+                best_q, best_a, ch = q, a, d
+            queue += self._contenders(a)
+        return best_a, best_q, ch
+
+    def _checked(self, desc: Descriptor, a: _Answer, mask: np.ndarray | None) -> _Answer:
+        """``a``, or ``a`` with no confidence when some part of the face it was read on
+        disagrees with the named card (a pip too many, another suit sign): a card whose
+        distinguishing part does not fit is not that card, however well the rest does."""
+        if a.card == BACK or a.index < 0:
+            return a
+        worst = self._worst_cell(desc, a.index, mask)
+        if worst >= CELL_MIN:
+            return replace(a, worst_cell=worst)
+        return replace(a, confidence=0.0, worst_cell=worst)
+
+    def _worst_cell(self, desc, index: int, mask: np.ndarray | None) -> float:
+        """Agreement of the face with template ``index`` in its worst-matching cell."""
+        w, h = FINE
+        t = self.bank.shape.raw[index].reshape(2, h // CELL, CELL, w // CELL, CELL)
+        f = desc.shape.reshape(2, h // CELL, CELL, w // CELL, CELL)
+        m = np.ones((h, w), np.float32) if mask is None else cv2.resize(mask, (w, h), interpolation=cv2.INTER_AREA)
+        m = (m * INNER[FINE].reshape(h, w)).reshape(h // CELL, CELL, w // CELL, CELL)
+        tt = (t * t * m).sum(axis=(0, 2, 4))
+        ff = (f * f * m).sum(axis=(0, 2, 4))
+        tf = (t * f * m).sum(axis=(0, 2, 4))
+        cover = m.mean(axis=(1, 3))
+        ok = cover > 0.5
+        if not ok.any():
+            return 1.0
+        floor = CELL_FLOOR * CELL * CELL * cover[ok]
+        cos = (tf[ok] + floor) / np.sqrt((tt[ok] + floor) * (ff[ok] + floor))
+        return float(cos.min())
+
+    def _contenders(self, a: _Answer) -> list[int]:
+        """Templates worth fitting after reading ``a``: its leader and, when close, the
+        runner-up card turned the same way up as the leader."""
+        out = [a.index]
+        r = a.runner_index
+        if a.margin < CLOSE and r >= 0:
+            same = self.bank.orient[r] == self.bank.orient[a.index]
+            out.append(r if same else r ^ 1)      # the bank holds each face at 0° then 180°
+        return out
+
+    def _align(self, image, quad: np.ndarray, index: int) -> np.ndarray | None:
+        """``quad`` moved to where template ``index`` fits the face best (None: no fit)."""
+        mx, my = align.margins()
+        size = (align.SIZE[0] + 2 * mx, align.SIZE[1] + 2 * my)
+        crop = _face_crop(image, align.outer_quad(quad), size)
+        warp = align.refine(self.align_templates[index], cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY))
+        return None if warp is None else align.aligned_quad(quad, warp)
 
 
 @dataclass(eq=False)
@@ -276,11 +368,6 @@ def _one_per_card(dets: list[Detection]) -> list[Detection]:
             continue
         keep.append(d)
     return keep
-
-
-def _grow(quad: np.ndarray, factor: float) -> np.ndarray:
-    c = quad.mean(axis=0, keepdims=True)
-    return ((quad - c) * factor + c).astype(np.float32)
 
 
 def _face_crop(image: np.ndarray, quad: np.ndarray, size: tuple[int, int]) -> np.ndarray:
@@ -332,8 +419,9 @@ def calibrate(profile: Profile, *, scenes: int = 12, seed: int = 0) -> tuple[flo
     """Fit the confidence mapping on rendered stress scenes of the profile's own faces.
 
     Genuine: each found card read against the whole deck (right or wrong). Impostor: the
-    same card read with its own id removed from the candidates, as for a card of another
-    deck or one the caller has ruled out.
+    same card read as if its own face were not enrolled, as for a card of another deck. (A
+    card the caller rules out by ``candidates`` still counts as a rival, see
+    ``TemplateBank.best``, so it needs no calibration of its own.)
     """
     from vision.synthetic.stress import random_scene
     rec = Recogniser(profile)
@@ -357,7 +445,9 @@ def calibrate(profile: Profile, *, scenes: int = 12, seed: int = 0) -> tuple[flo
             correct.append(a.card == want)
             weight.append(1.0)
             if want in rec.bank.cards and len(rec.bank.cards) > 2:
-                b, _, _ = rec._best_answer(scene.image, cand, found, others, labels != want, None)
+                rec._known = labels != want       # as if the card were not enrolled
+                b, _, _ = rec._best_answer(scene.image, cand, found, others, None, None)
+                rec._known = None
                 scores.append(b.score)
                 margins.append(b.margin)
                 correct.append(False)
