@@ -8,7 +8,8 @@ rectangle of the deck's shape is one card. A blob of several (a trick, a fanned 
 a card cut by a hand is explained by card rectangles at the right-angled corners of its
 straight edges, outline and inside alike (vision.piles); all of them are also handed on
 as hypotheses for identification to choose from. Corners of lone cards are refined on
-the full-resolution image by fitting each side to the strongest edge nearby.
+the full-resolution image by fitting each side to the straight edge that runs along all
+of it (see ``refine_quad``).
 """
 from __future__ import annotations
 
@@ -353,11 +354,11 @@ def _sane(q: np.ndarray, w: int, h: int) -> bool:
 def refine_quad(image: np.ndarray, quad: np.ndarray, search: float = 0.07) -> np.ndarray:
     """Move each side of ``quad`` onto the card's edge nearby (full resolution).
 
-    A side's edge is a straight step, lighter inside, along the whole side: the median
+    A side's edge is a straight step, lighter inside, along the whole side: a low quantile
     over points along the side, for a few slopes, keeps only such steps (a tablecloth line
     crossing the side, a finger, do not count). Of those, the outermost is the card's
     edge (frame lines and pictures lie inside it) unless it runs on past both ends of the
-    side: then it is a line of the table that happens to lie along the card.
+    side, or is the outer side of a thin light line: then it belongs to the table.
     """
     q = np.asarray(quad, np.float64)
     short, _ = quad_sides(q.astype(np.float32))
