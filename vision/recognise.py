@@ -1,10 +1,14 @@
 """Find and identify every card in a still: the stills API of docs/vision-interfaces.md.
 
 Finding gives quads (vision.finder); each is straightened and compared with every enrolled
-face at 0° and 180° (vision.features). Where part of a card is hidden, by a card on top of
-it or a hand, the comparison uses only its visible part. The best score and its margin
-over the best *other* card become a calibrated confidence (vision.confidence); below the
-threshold the answer is ``card=None`` rather than a guess.
+face at 0° and 180° (vision.features), then the leading templates are fitted to the face
+(vision.align) and it is read again where it really lies. Where part of a card is hidden,
+by a card on top of it or a hand, the comparison uses only its visible part. The best
+score and its margin over the best *other* card become a calibrated confidence
+(vision.confidence); below the threshold the answer is ``card=None`` rather than a guess.
+A reading is also not believed when another card explains the face almost as well, when
+some cell of the face disagrees with the named card, or when only part of a card is seen
+at a quad of the wrong shape.
 """
 from __future__ import annotations
 
@@ -103,7 +107,8 @@ class Recogniser:
     def identify(self, face_bgr: np.ndarray, candidates: Collection[str] | None = None
                  ) -> tuple[str | None, float, float]:
         """A straightened face -> (card or None when abstaining, confidence, margin)."""
-        a = self._answer(describe(face_bgr), self._allowed(candidates))
+        desc = describe(face_bgr)
+        a = self._checked(desc, self._answer(desc, self._allowed(candidates)), None)
         if a.confidence < self.threshold:
             return None, a.confidence, a.margin
         return a.card, a.confidence, a.margin
@@ -301,13 +306,16 @@ class Recogniser:
             return replace(a, worst_cell=worst)
         return replace(a, confidence=0.0, worst_cell=worst)
 
-    def _worst_cell(self, desc, index: int, mask: np.ndarray | None) -> float:
-        """Agreement of the face with template ``index`` in its worst-matching cell."""
+    def _worst_cell(self, desc: Descriptor, index: int, mask: np.ndarray | None) -> float:
+        """Gradient agreement (cosine, blank cells agreeing) of the face with template
+        ``index`` in its worst-matching visible cell: 1 alike, 0 or less unlike."""
         w, h = FINE
         t = self.bank.shape.raw[index].reshape(2, h // CELL, CELL, w // CELL, CELL)
         f = desc.shape.reshape(2, h // CELL, CELL, w // CELL, CELL)
-        m = np.ones((h, w), np.float32) if mask is None else cv2.resize(mask, (w, h), interpolation=cv2.INTER_AREA)
-        m = (m * INNER[FINE].reshape(h, w)).reshape(h // CELL, CELL, w // CELL, CELL)
+        m = INNER[FINE].reshape(h, w)
+        if mask is not None:
+            m = m * cv2.resize(mask, (w, h), interpolation=cv2.INTER_AREA)
+        m = m.reshape(h // CELL, CELL, w // CELL, CELL)
         tt = (t * t * m).sum(axis=(0, 2, 4))
         ff = (f * f * m).sum(axis=(0, 2, 4))
         tf = (t * f * m).sum(axis=(0, 2, 4))
