@@ -42,7 +42,7 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from vision.annotate import annotate  # noqa: E402
-from vision.enrol import enrol  # noqa: E402
+from vision.enrol import EnrolError, enrol  # noqa: E402
 from vision.finder import find_cards  # noqa: E402
 from vision.recognise import Recogniser  # noqa: E402
 
@@ -54,6 +54,7 @@ ENROL = {
     "Img210.jpg": "cups/knight", "Img214.jpg": "batons/king", "Img216.jpg": "batons/5",
     "Img217.jpg": "batons/knight", "Img218.jpg": "coins/4", "Img221.jpg": "coins/3",
 }
+ENROL_NAMES = {f"{card.replace('/', '_')}.jpg": photo for photo, card in ENROL.items()}
 RANKS = {"Ace": "ace", "Two": "2", "Three": "3", "Four": "4", "Five": "5", "Six": "6",
          "Seven": "7", "Fante": "jack", "Caval": "knight", "Re": "king"}
 LABEL_FIXES = {("Img210.jpg", 0): "Caval"}
@@ -89,8 +90,19 @@ def triestine(folder: Path, out: Path) -> Recogniser:
     ref.mkdir(parents=True)
     for name, card in ENROL.items():
         shutil.copy(folder / name, ref / f"{card.replace('/', '_')}.jpg")
-    report = enrol(ref, "trevigiane-52")
+    while True:     # as a club volunteer would: leave out each photo enrolment refuses
+        try:
+            report = enrol(ref, "trevigiane-52")
+            break
+        except EnrolError as exc:
+            bad = ref / str(exc).split(":")[0]
+            if not bad.is_file():
+                raise
+            print(f"enrol refused {ENROL_NAMES[bad.name]} ({bad.name}): {exc}")
+            bad.unlink()
     profile = report.profile
+    for card in report.suspect:
+        print(f"enrol flags {card} as suspect (cut off, or table in the picture)")
     faces = np.hstack([cv2.resize(profile.faces[c][0], (120, 200)) for c in profile.faces])
     cv2.imwrite(str(out / "enrolled-faces.png"), faces)
     print(f"enrolled {len(profile.faces)} cards from photos; faces in {out / 'enrolled-faces.png'}")

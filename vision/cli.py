@@ -42,6 +42,10 @@ def enrol_main(argv: Sequence[str] | None = None) -> int:
           f"from {rep.photos} photos -> {args.profile_dir}", file=sys.stderr)
     if rep.missing:
         print(f"missing ({len(rep.missing)}): {' '.join(rep.missing)}", file=sys.stderr)
+    for card in rep.suspect:
+        stem = card.replace("/", "_")
+        print(f"check {args.profile_dir}/faces/{stem}.*.png: its edge is not card paper (cut off, "
+              f"or table in the picture?); retake {stem}.jpg", file=sys.stderr)
     for a, b, s in rep.lookalikes[:10]:
         print(f"look-alike: {a} ~ {b} ({s:.2f}); add a second photo of each", file=sys.stderr)
     return 0

@@ -28,6 +28,10 @@ IMAGE_EXT = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 ASPECTS = (1.4, 1.55, 1.75, 1.9)   # card shapes tried when the deck's is not known yet
 TIGHT = 0.6             # a found card covering more of the photo than this means a tight crop
 LOOKALIKE = 0.88        # two enrolled cards this similar are reported as look-alikes
+CROP_ASPECTS = (1.25, 2.0)  # a photo with no card found is a tight crop only if card-shaped
+RIM = 0.04              # share of the face's short side checked for card paper at its edge
+MIN_RIM_PAPER = 0.5     # a face whose rim is less paper than this probably shows table
+MAX_SHAPE_OFF = 0.08    # |log| of a face's aspect over the deck's beyond which it is cut off
 _NAME = re.compile(r"^(?P<stem>[a-z0-9_]+?)(?:\.(?P<n>\d+))?$")
 
 
@@ -37,6 +41,7 @@ class EnrolReport:
     missing: list[str] = field(default_factory=list)
     lookalikes: list[tuple[str, str, float]] = field(default_factory=list)
     photos: int = 0
+    suspect: list[str] = field(default_factory=list)   # faces to look at: cut off, or table
 
 
 def read_image(path: Path) -> np.ndarray:
@@ -95,17 +100,23 @@ def scan(reference_dir: Path, deck_id: str | None) -> tuple[str, dict[str, list[
     return deck_id, photos
 
 
-def straighten(img: np.ndarray) -> np.ndarray:
+def straighten(img: np.ndarray, name: str = "photo") -> np.ndarray:
     """The card in a reference photo, straightened to a portrait face FACE_W wide.
 
-    The largest clean rectangle of card-like pixels is the card; when there is none (the
-    photo is a tight crop, card to the edges) the whole photo is the card.
+    The largest clean rectangle of card-like pixels is the card; when there is none the
+    photo must be a tight crop (card to the edges, card-shaped), or it is refused: a
+    landscape of table enrolled as a face would spoil every later reading.
     """
     h, w = img.shape[:2]
     quad = largest_card_quad(img)
     if quad is not None and cv2.contourArea(quad) > TIGHT * h * w:
         quad = None          # the card fills the photo: a crop, whose found "card" is its inner frame
     if quad is None:
+        shape = max(h, w) / max(1, min(h, w))
+        if not CROP_ASPECTS[0] <= shape <= CROP_ASPECTS[1]:
+            raise EnrolError(f"{name}: no card found, and the photo is not a tight crop of one; "
+                             "photograph the card alone on a plain darker surface, or crop the "
+                             "photo to the card's edges")
         quad = order_quad(np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]))
     short, long = quad_sides(quad)
     fh = int(round(FACE_W * long / max(short, 1.0)))
@@ -144,7 +155,7 @@ def enrol(reference_dir: str | Path, deck_id: str | None = None,
     raw: list[tuple[str, np.ndarray]] = []
     total = len(imgs)
     for i, (card, p, img) in enumerate(imgs):
-        raw.append((card, straighten(img)))
+        raw.append((card, straighten(img, p.name)))
         if progress:
             progress(i + 1, total, p.name)
     aspect = float(np.median([f.shape[0] / f.shape[1] for _, f in raw]))
@@ -157,7 +168,26 @@ def enrol(reference_dir: str | Path, deck_id: str | None = None,
     missing = [c for c in cards_of(deck_id) if c not in faces]
     if "back" not in faces:
         missing.append("back")
-    return EnrolReport(profile, missing, lookalikes(profile), total)
+    suspect = sorted({card for card, f in raw if card != "back" and (
+        rim_paper(f) < MIN_RIM_PAPER or abs(np.log(f.shape[0] / f.shape[1] / aspect)) > MAX_SHAPE_OFF)})
+    return EnrolReport(profile, missing, lookalikes(profile), total, suspect)
+
+
+def rim_paper(face: np.ndarray) -> float:
+    """Share of a face's outer rim that is light, colourless card paper.
+
+    Every deck we know prints its faces inside a paper margin, so a face whose rim is
+    mostly something else shows table (the card was not found where it lies) or is cut
+    off: worth a look before the club relies on it. Backs may be printed to the edge.
+    """
+    h, w = face.shape[:2]
+    b = max(2, round(RIM * min(h, w)))
+    lab = cv2.cvtColor(face, cv2.COLOR_BGR2LAB).astype(np.float32)
+    light = lab[..., 0] > np.percentile(lab[..., 0], 90) - 30
+    grey = np.hypot(lab[..., 1] - 128, lab[..., 2] - 128) < 25
+    rim = np.ones((h, w), bool)
+    rim[b:h - b, b:w - b] = False
+    return float((light & grey)[rim].mean())
 
 
 def lookalikes(profile: Profile) -> list[tuple[str, str, float]]:

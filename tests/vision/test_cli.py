@@ -165,3 +165,36 @@ def test_recognise_candidates_take_ids_and_refuse_strangers(profile_dir, tmp_pat
     assert recognise_main([str(profile_dir), str(img), "--candidates", "hearts/queen,trump/21"]) == 1
     err = capsys.readouterr().err
     assert "--candidates" in err and "trump_21" in err and "Traceback" not in err
+
+
+def test_enrol_refuses_a_photo_with_no_card_that_is_not_a_crop(tmp_path, capsys):
+    ref = tmp_path / "ref"
+    ref.mkdir()
+    p = synthetic_profile(DECK)
+    cv2.imwrite(str(ref / "hearts_queen.jpg"), p.faces["hearts/queen"][0])      # a tight crop: fine
+    table = np.full((300, 900, 3), (40, 90, 140), np.uint8)                       # wide, no card
+    cv2.imwrite(str(ref / "spades_8.jpg"), table)
+    capsys.readouterr()
+    assert enrol_main([str(tmp_path / "prof"), str(ref), "-q", "--deck", DECK]) == 1
+    err = capsys.readouterr().err
+    assert "spades_8.jpg: no card found" in err and "Traceback" not in err
+    assert not (tmp_path / "prof").exists()
+
+
+def test_enrol_names_a_face_that_shows_table(tmp_path, capsys):
+    ref = tmp_path / "ref"
+    ref.mkdir()
+    p = synthetic_profile(DECK)
+    for card in ("hearts/queen", "clubs/7", "diamonds/ace"):
+        cv2.imwrite(str(ref / f"{card.replace('/', '_')}.jpg"), p.faces[card][0])
+    # a card-shaped photo of table with the card running off its side: no face to trust
+    face = p.faces["spades/8"][0]
+    h, w = face.shape[:2]
+    crop = np.full((h, w, 3), (40, 90, 140), np.uint8)
+    crop[h // 10:h // 10 + int(0.8 * h), w // 2:] = cv2.resize(face, (w - w // 2, int(0.8 * h)))
+    cv2.imwrite(str(ref / "spades_8.jpg"), crop)
+    capsys.readouterr()
+    assert enrol_main([str(tmp_path / "prof"), str(ref), "-q", "--deck", DECK]) == 0
+    err = capsys.readouterr().err
+    assert "faces/spades_8.*.png: its edge is not card paper" in err
+    assert "faces/hearts_queen" not in err and "faces/clubs_7" not in err and "faces/diamonds_ace" not in err
