@@ -36,11 +36,10 @@ CELL_MIN = 0.3             # worst cell agreement below which a reading is not b
 MIN_MARGIN = 0.05          # score margin below which the runner-up is as likely
 MAX_SKEW = 0.1             # |log| of a partly seen card's quad aspect over the deck's
 PARTIAL_THRESHOLD = 0.76   # confidence needed for a card read from a partly covered face
-FIT_STEPS = (0.05, 0.02)  # side moves tried when fitting a pile card, share of its short side
 FIT_FLOOR = 0.4            # a pile rectangle matching its best card less than this is not fitted
 # a partly hidden card of a pile that fitting moved by more than FIT_TRUST of its short
-# side: the fit favours the face it was fitted to (a 2 fitted onto a 3 whose third pip is
-# hidden), so the reading must be surer
+# side (or that could not be fitted at all): the fit favours the face it was fitted to (a 2 fitted
+# onto a 3 whose third pip is hidden), so the reading must be surer
 PILE_PARTIAL = 0.85
 FIT_TRUST = 0.03
 NOT_A_CARD = 0.40          # a lone card-shaped region matching nothing this well is not a card
@@ -86,7 +85,6 @@ class Recogniser:
             t = align.template(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) if img.ndim == 3 else img)
             self.align_templates += [t, np.ascontiguousarray(t[::-1, ::-1])]
         self.coef = tuple(profile.calibration) if profile.calibration else conf_mod.DEFAULT
-        self._own: dict[str, TemplateBank] = {}     # each card's own faces, for fitting
         self._known: np.ndarray | None = None   # templates that exist (calibration hides some)
 
     # -- identification -------------------------------------------------------------
@@ -135,7 +133,8 @@ class Recogniser:
         Most confident first: a card whose whole face matches is on top; each further one
         is read on the part the cards chosen before leave visible (so a wrong rectangle,
         half on one card and half on another, matches nothing well). Before a rectangle
-        is judged its sides are fitted to the face it resembles. A card is named once.
+        is judged the face it resembles is fitted to it (vision.align), as for a single
+        card, and it is read again there. A card is named once.
         """
         pieces = [self._piece(image, h.quad, found, roi) for h in found.hypotheses]
         chosen: list[Detection] = []
@@ -147,10 +146,18 @@ class Recogniser:
             if not p.fitted:
                 if p.answer.score < FIT_FLOOR:
                     break
-                fit = self._piece(image, self._fit(image, p.quad, p.answer.card), found, roi, fitted=True)
+                q = self._align(image, p.quad, p.answer.index)
                 short, _ = quad_sides(p.quad)
-                fit.moved = float(np.linalg.norm(fit.quad.mean(axis=0) - p.quad.mean(axis=0))) / short
-                pieces[pieces.index(p)] = fit
+                # how far the face must move to fit (none: could not be fitted at all)
+                moved = np.inf if q is None else float(np.linalg.norm(q.mean(0) - p.quad.mean(0))) / short
+                fit = None if q is None else self._piece(image, q, found, roi, fitted=True)
+                if fit is not None:
+                    fit.answer, fit.seen = self._read(fit, [d.quad for d in chosen], allowed)
+                if fit is not None and fit.answer.score > p.answer.score:
+                    pieces[pieces.index(p)] = p = fit
+                else:           # the rectangle as found fits better: read it again, judged
+                    p.fitted, p.answer = True, None
+                p.moved = moved
                 continue
             pieces.remove(p)
             need = self.threshold if p.seen > 0.9 else max(
@@ -174,51 +181,21 @@ class Recogniser:
         return _Piece(quad, describe(_face_crop(image, quad, (FINE[0] * 2, FINE[1] * 2))),
                       None if vis.mean() >= 0.97 else vis, fitted)
 
-    def _fit(self, image, quad: np.ndarray, card: str) -> np.ndarray:
-        """``quad`` with its sides moved, one step at a time, to where the face matches
-        ``card`` best: the sides of a card under others are placed from the card size,
-        and the face match is sharp enough to show a few pixels' error."""
-        bank = self._own.get(card)
-        if bank is None:
-            bank = self._own[card] = TemplateBank([card] * len(self.profile.faces[card]),
-                                                  self.profile.faces[card])
-
-        def match(q: np.ndarray) -> float:
-            d = describe(_face_crop(image, q, (FINE[0] * 2, FINE[1] * 2)))
-            return float(bank.scores(d, None).max())
-
-        q = np.asarray(quad, np.float64)
-        short, _ = quad_sides(q)
-        c = q.mean(axis=0)
-        best = match(q.astype(np.float32))
-        for step in FIT_STEPS:
-            for k in range(4):
-                a, b = q[k], q[(k + 1) % 4]
-                n = np.array([a[1] - b[1], b[0] - a[0]]) / (np.linalg.norm(b - a) + 1e-9)
-                n = n if n @ ((a + b) / 2 - c) > 0 else -n
-                for sign in (1, -1):
-                    t = q.copy()
-                    t[k] += sign * step * short * n
-                    t[(k + 1) % 4] += sign * step * short * n
-                    m = match(t.astype(np.float32))
-                    if m > best:
-                        best, q = m, t
-                        break
-        return q.astype(np.float32)
-
     def _read(self, p: "_Piece", above: list[np.ndarray], allowed) -> tuple[_Answer, float]:
         """A piece's best reading (whole face, visible part, part not under ``above``)."""
-        answers = [self._answer(p.desc, allowed)]
+        reads = [(self._answer(p.desc, allowed), None)]
         seen = 1.0 if p.vis is None else float(p.vis.mean())
         if p.vis is not None:
-            answers.append(self._answer(p.desc, allowed, p.vis))
+            reads.append((self._answer(p.desc, allowed, p.vis), p.vis))
         cover = _others_mask(p.quad, above) if above else None
         if cover is not None:
             m = cover if p.vis is None else cover * p.vis
             seen = min(seen, float(m.mean()))
             if m.mean() > 0.2:
-                answers.append(self._answer(p.desc, allowed, m))
-        return max(answers, key=lambda a: a.confidence), seen
+                reads.append((self._answer(p.desc, allowed, m), m))
+        if not p.fitted:      # a rough rectangle: judged only once the face is fitted to it
+            return max((a for a, _ in reads), key=lambda a: a.confidence), seen
+        return self._believed(p.desc, p.quad, False, reads, cells=False), seen
 
     def _classify(self, image, cand: Candidate, found: FindResult, others, allowed, roi
                   ) -> Detection | None:
@@ -259,13 +236,23 @@ class Recogniser:
                 seen = min(seen, float(m2.mean()))
                 if m2.mean() > 0.2:
                     reads.append((self._answer(ch, allowed, m2), m2))
-        # the visible part of a card read at a quad of the wrong shape: its hidden end could
-        # hold the pip that makes a 6 a 7, at a place the face as read cannot show
-        short, long = quad_sides(best_q)
-        shaped = cand.whole or abs(np.log(long / max(short, 1.0) / self.profile.aspect)) <= MAX_SKEW
-        answers = [self._checked(ch, a, m) if shaped or m is None else replace(a, confidence=0.0)
-                   for a, m in reads]
-        return max(answers, key=lambda a: a.confidence), best_q, seen
+        return self._believed(ch, best_q, cand.whole, reads), best_q, seen
+
+    def _believed(self, desc: Descriptor, quad: np.ndarray, whole: bool,
+                  reads: list[tuple[_Answer, np.ndarray | None]], cells: bool = True) -> _Answer:
+        """The most confident of ``reads`` (answer, mask it was read on) after the checks.
+
+        Each must pass the worst-cell rule (``cells``; not for pile cards: there the rule
+        rejects right readings of cards partly under a hand, and the surer confidence for
+        partly seen pile cards, PILE_PARTIAL, does its job); the visible part of a card
+        read at a quad of the wrong shape is not believed: its hidden end could hold the
+        pip that makes a 6 a 7, at a place the face as read cannot show.
+        """
+        short, long = quad_sides(quad)
+        shaped = whole or abs(np.log(long / max(short, 1.0) / self.profile.aspect)) <= MAX_SKEW
+        answers = [(self._checked(desc, a, m) if cells else a) if shaped or m is None
+                   else replace(a, confidence=0.0) for a, m in reads]
+        return max(answers, key=lambda a: a.confidence)
 
     def _aligned_read(self, image, quad: np.ndarray, allowed
                       ) -> tuple[_Answer, np.ndarray, Descriptor]:
@@ -354,7 +341,7 @@ class _Piece:
     desc: Descriptor
     vis: np.ndarray | None     # the finder's card-like part (None: all of it)
     fitted: bool = False
-    moved: float = 0.0         # how far fitting moved its centre, share of its short side
+    moved: float = 0.0         # how far fitting moves its centre, share of its short side
     answer: _Answer | None = None
     seen: float = 1.0
 
