@@ -23,6 +23,8 @@ CORNER_GAP = 0.025       # how far a side may stop short of its corner (rounded 
 MAX_SKEW = 0.17          # |cos| between a corner's two sides (about 10° off square)
 SIZE_TOL = 0.05          # two full sides agree on the card size within this share
 MIN_COVER = 0.45         # a card rectangle must be this much card-like (the rest: hand, table)
+ARM_SHARE = 1.06        # a card's long side over the longest straight edge seen along it
+ARM_MAX = 1.08          # no straight edge from a corner is longer than this many long sides
 MIN_NEW = 0.25           # ... and, to be kept by geometry alone, this much not yet explained
 
 Coverage = Callable[[np.ndarray, np.ndarray], float]
@@ -175,7 +177,25 @@ def card_shorts(cs: list[Corner], gap: float, aspect: float, mask: np.ndarray) -
     for v, s in opts:
         if v >= opts[0][0] - 1 and not any(abs(s - b) < SIZE_TOL * b for b in best):
             best.append(s)
-    return best[:2]
+    if not best:
+        return []
+    arms = np.array([x for c in cs for x in (c.la, c.lb)])
+    best = [b for b in best if arms.max() <= ARM_MAX * b * aspect][:2]
+    # the longest edge running from a corner is nearly a whole long side (all but the
+    # rounding of its corners): a size of its own when the sides taken for whole were
+    # cut short (by a hand, by a card on top) and the edges seen agree with it far better
+    arm = float(arms.max()) * ARM_SHARE / aspect
+    if best and _arm_fit(arms, arm, aspect) > max(_arm_fit(arms, b, aspect) for b in best) + 0.15:
+        best.append(arm)
+    return best
+
+
+def _arm_fit(arms: np.ndarray, short: float, aspect: float) -> float:
+    """Share of the edges seen from corners that look like a nearly whole side of a card
+    of this size (those cut short by other cards look like nothing in particular)."""
+    whole = ((arms > 0.8 * short) & (arms < 1.02 * short)) | \
+        ((arms > 0.8 * short * aspect) & (arms < 1.02 * short * aspect))
+    return float(whole.mean())
 
 
 def rectangles(c: Corner, short: float, aspect: float) -> list[np.ndarray]:
