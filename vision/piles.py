@@ -23,9 +23,11 @@ CORNER_GAP = 0.025       # how far a side may stop short of its corner (rounded 
 MAX_SKEW = 0.17          # |cos| between a corner's two sides (about 10° off square)
 SIZE_TOL = 0.05          # two full sides agree on the card size within this share
 MIN_COVER = 0.45         # a card rectangle must be this much card-like (the rest: hand, table)
-ARM_SHARE = 1.06        # a card's long side over the longest straight edge seen along it
-ARM_MAX = 1.08          # no straight edge from a corner is longer than this many long sides
 MIN_NEW = 0.25           # ... and, to be kept by geometry alone, this much not yet explained
+SAME_SPOT = 0.05         # rectangles this close (share of the short side) ...
+SAME_TURN = 4.0          # ... and this parallel (degrees) are snapped once
+ARM_SHARE = 1.06         # a card's long side over the longest straight edge seen along it
+ARM_MAX = 1.08           # no straight edge from a corner is longer than this many long sides
 
 Coverage = Callable[[np.ndarray, np.ndarray], float]
 
@@ -312,28 +314,44 @@ def _outline(mask: np.ndarray, segs: np.ndarray, out: np.ndarray) -> bool:
 def hypotheses(cs: list[Corner], segs: np.ndarray, mask: np.ndarray, short: float,
                aspect: float, coverage: Coverage) -> list[Hypothesis]:
     """The corners' card rectangles that the mask supports, one per card, best first."""
-    raw = [q for c in cs for q in rectangles(c, short, aspect) if coverage(mask, q) >= MIN_COVER - 0.1]
+    raw = [q for c in cs for q in rectangles(c, short, aspect)]
+    # the corners of one card (and an edge found on both its sides) propose nearly the
+    # same rectangle, which snaps to the same place: snap it once
+    raw = [q for q in _distinct(raw, short, SAME_SPOT, SAME_TURN) if coverage(mask, q) >= MIN_COVER - 0.1]
     out: list[Hypothesis] = []
     for q in raw:
-        q = snap(q, segs, mask, short)
+        near = segs[_near(q, segs, 0.2 * short)]
+        q = snap(q, near, mask, short)
         cov = coverage(mask, q)
         if cov >= MIN_COVER:
-            out.append(Hypothesis(q, cov, edge_support(q, segs)))
+            out.append(Hypothesis(q, cov, edge_support(q, near)))
     out.sort(key=lambda hy: -hy.score)
     keep = _distinct([hy.quad for hy in out], short)
     return [hy for hy in out if any(hy.quad is k for k in keep)]
 
 
-def _distinct(quads: list[np.ndarray], short: float) -> list[np.ndarray]:
-    """The quads in order, each dropped when an earlier one is the same card."""
+def _near(quad: np.ndarray, segs: np.ndarray, margin: float) -> np.ndarray:
+    """Which segments come within ``margin`` of the quad's circumcircle (the only ones
+    that can lie along its sides, before and after snapping)."""
+    c = quad.mean(axis=0)
+    r = float(np.linalg.norm(quad - c, axis=1).max()) + margin
+    p1, v = segs[:, :2], segs[:, 2:] - segs[:, :2]
+    t = np.clip(((c - p1) * v).sum(1) / ((v * v).sum(1) + 1e-9), 0, 1)
+    return np.linalg.norm(p1 + t[:, None] * v - c, axis=1) < r
+
+
+def _distinct(quads: list[np.ndarray], short: float, spot: float = 0.25, turn: float = 12.0
+              ) -> list[np.ndarray]:
+    """The quads in order, each dropped when an earlier one is the same card: centre
+    within ``spot`` short sides, sides within ``turn`` degrees."""
     if not quads:
         return []
     q = np.array(quads)
     c = q.mean(axis=1)
     d = q[:, 2] - q[:, 1]
     d /= np.linalg.norm(d, axis=1, keepdims=True) + 1e-9
-    near = np.linalg.norm(c[:, None] - c[None], axis=2) < 0.25 * short
-    para = np.abs(d @ d.T) > np.cos(np.radians(12))
+    near = np.linalg.norm(c[:, None] - c[None], axis=2) < spot * short
+    para = np.abs(d @ d.T) > np.cos(np.radians(turn))
     same = near & para
     keep: list[int] = []
     for i in range(len(quads)):
