@@ -24,6 +24,7 @@ MAX_SKEW = 0.17          # |cos| between a corner's two sides (about 10° off sq
 SIZE_TOL = 0.05          # two full sides agree on the card size within this share
 MIN_COVER = 0.45         # a card rectangle must be this much card-like (the rest: hand, table)
 MIN_NEW = 0.25           # ... and, to be kept by geometry alone, this much not yet explained
+OUTLINE_TOL = 0.008      # how far an outline may stray from a straight run (image short sides)
 SAME_SPOT = 0.05         # rectangles this close (share of the short side) ...
 SAME_TURN = 4.0          # ... and this parallel (degrees) are snapped once
 ARM_SHARE = 1.06         # a card's long side over the longest straight edge seen along it
@@ -73,7 +74,40 @@ def segments(grey: np.ndarray, region: np.ndarray) -> np.ndarray:
         s = s[np.hypot(s[:, 2] - s[:, 0], s[:, 3] - s[:, 1]) >= min_len]
         mid = np.clip(np.round((s[:, :2] + s[:, 2:]) / 2).astype(int), 0, [w - 1, h - 1])
         out.append(s[near[mid[:, 1], mid[:, 0]] > 0])
-    return np.concatenate(out).astype(np.float64) if out else np.zeros((0, 4))
+    lsd = np.concatenate(out).astype(np.float64) if out else np.zeros((0, 4))
+    runs = _outline_runs(region, min_len).astype(np.float64)
+    return np.concatenate([lsd, runs[~_seen(runs, lsd, 0.01 * min(h, w))]])
+
+
+def _seen(runs: np.ndarray, segs: np.ndarray, tol: float) -> np.ndarray:
+    """Which runs already have a detected edge along them (parallel, mid-point on it)."""
+    if not len(segs) or not len(runs):
+        return np.zeros(len(runs), bool)
+    p1, v = segs[:, :2], segs[:, 2:] - segs[:, :2]
+    L = np.linalg.norm(v, axis=1) + 1e-9
+    u = v / L[:, None]
+    rv = runs[:, 2:] - runs[:, :2]
+    ru = rv / (np.linalg.norm(rv, axis=1, keepdims=True) + 1e-9)
+    rel = (runs[:, :2] + runs[:, 2:])[:, None] / 2 - p1[None]
+    along = (rel * u[None]).sum(-1)
+    off = np.abs(rel[..., 0] * u[None, :, 1] - rel[..., 1] * u[None, :, 0])
+    par = np.abs(ru @ u.T) > 0.985
+    return (par & (off < tol * 2) & (along > 0) & (along < L[None])).any(axis=1)
+
+
+def _outline_runs(region: np.ndarray, min_len: float) -> np.ndarray:
+    """The straight runs of the blobs' outlines: a card's edge against a lined or busy
+    table, or a patterned back's, can be too weak or broken for the segment detector
+    while the mask still draws it."""
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    out = []
+    for c in contours:
+        poly = cv2.approxPolyDP(c, OUTLINE_TOL * min(region.shape), True).reshape(-1, 2)
+        if len(poly) < 3:
+            continue
+        s = np.hstack([poly, np.roll(poly, -1, axis=0)]).astype(np.float32)
+        out.append(s[np.hypot(s[:, 2] - s[:, 0], s[:, 3] - s[:, 1]) >= min_len])
+    return np.concatenate(out) if out else np.zeros((0, 4), np.float32)
 
 
 def corners(segs: np.ndarray, mask: np.ndarray) -> list[Corner]:

@@ -66,3 +66,14 @@ def test_size_from_edges_when_the_side_taken_for_whole_is_cut_short():
         short, _ = quad_sides(tr.quad)
         err = min(_corner_error(h.quad, tr.quad) for h in found.hypotheses) / short
         assert err < 0.1, (tr.card, round(err, 3))
+
+
+def test_back_in_a_pile_on_a_lined_cloth_is_found():
+    """A patterned back's edge against a lined cloth is too broken for the segment
+    detector; the blob's outline still draws it, so its corner must propose the card."""
+    profile = synthetic_profile("french-52")
+    scene = random_scene(profile, 10043, n_cards=4)
+    assert any(not tr.face_up and tr.visible_fraction >= 0.5 for tr in scene.truth)
+    t = score(scene, Recogniser(profile).recognise(scene.image))
+    assert t.false_reports == 0, t.errors
+    assert not [e for e in t.errors if e[1] == "missed" and e[2] is None], t.errors
