@@ -25,8 +25,6 @@ SIZE_TOL = 0.05          # two full sides agree on the card size within this sha
 MIN_COVER = 0.45         # a card rectangle must be this much card-like (the rest: hand, table)
 MIN_NEW = 0.25           # ... and, to be kept by geometry alone, this much not yet explained
 OUTLINE_TOL = 0.008      # how far an outline may stray from a straight run (image short sides)
-SAME_SPOT = 0.05         # rectangles this close (share of the short side) ...
-SAME_TURN = 4.0          # ... and this parallel (degrees) are snapped once
 ARM_SHARE = 1.06         # a card's long side over the longest straight edge seen along it
 ARM_MAX = 1.08           # no straight edge from a corner is longer than this many long sides
 
@@ -348,10 +346,7 @@ def _outline(mask: np.ndarray, segs: np.ndarray, out: np.ndarray) -> bool:
 def hypotheses(cs: list[Corner], segs: np.ndarray, mask: np.ndarray, short: float,
                aspect: float, coverage: Coverage) -> list[Hypothesis]:
     """The corners' card rectangles that the mask supports, one per card, best first."""
-    raw = [q for c in cs for q in rectangles(c, short, aspect)]
-    # the corners of one card (and an edge found on both its sides) propose nearly the
-    # same rectangle, which snaps to the same place: snap it once
-    raw = [q for q in _distinct(raw, short, SAME_SPOT, SAME_TURN) if coverage(mask, q) >= MIN_COVER - 0.1]
+    raw = [q for c in cs for q in rectangles(c, short, aspect) if coverage(mask, q) >= MIN_COVER - 0.1]
     out: list[Hypothesis] = []
     for q in raw:
         near = segs[_near(q, segs, 0.2 * short)]
@@ -374,18 +369,16 @@ def _near(quad: np.ndarray, segs: np.ndarray, margin: float) -> np.ndarray:
     return np.linalg.norm(p1 + t[:, None] * v - c, axis=1) < r
 
 
-def _distinct(quads: list[np.ndarray], short: float, spot: float = 0.25, turn: float = 12.0
-              ) -> list[np.ndarray]:
-    """The quads in order, each dropped when an earlier one is the same card: centre
-    within ``spot`` short sides, sides within ``turn`` degrees."""
+def _distinct(quads: list[np.ndarray], short: float) -> list[np.ndarray]:
+    """The quads in order, each dropped when an earlier one is the same card."""
     if not quads:
         return []
     q = np.array(quads)
     c = q.mean(axis=1)
     d = q[:, 2] - q[:, 1]
     d /= np.linalg.norm(d, axis=1, keepdims=True) + 1e-9
-    near = np.linalg.norm(c[:, None] - c[None], axis=2) < spot * short
-    para = np.abs(d @ d.T) > np.cos(np.radians(turn))
+    near = np.linalg.norm(c[:, None] - c[None], axis=2) < 0.25 * short
+    para = np.abs(d @ d.T) > np.cos(np.radians(12))
     same = near & para
     keep: list[int] = []
     for i in range(len(quads)):
