@@ -24,6 +24,9 @@ MAX_SKEW = 0.17          # |cos| between a corner's two sides (about 10° off sq
 SIZE_TOL = 0.05          # two full sides agree on the card size within this share
 MIN_COVER = 0.45         # a card rectangle must be this much card-like (the rest: hand, table)
 MIN_NEW = 0.25           # ... and, to be kept by geometry alone, this much not yet explained
+OUTLINE_TOL = 0.008      # how far an outline may stray from a straight run (image short sides)
+ARM_SHARE = 1.06         # a card's long side over the longest straight edge seen along it
+ARM_MAX = 1.08           # no straight edge from a corner is longer than this many long sides
 
 Coverage = Callable[[np.ndarray, np.ndarray], float]
 
@@ -69,7 +72,40 @@ def segments(grey: np.ndarray, region: np.ndarray) -> np.ndarray:
         s = s[np.hypot(s[:, 2] - s[:, 0], s[:, 3] - s[:, 1]) >= min_len]
         mid = np.clip(np.round((s[:, :2] + s[:, 2:]) / 2).astype(int), 0, [w - 1, h - 1])
         out.append(s[near[mid[:, 1], mid[:, 0]] > 0])
-    return np.concatenate(out).astype(np.float64) if out else np.zeros((0, 4))
+    lsd = np.concatenate(out).astype(np.float64) if out else np.zeros((0, 4))
+    runs = _outline_runs(region, min_len).astype(np.float64)
+    return np.concatenate([lsd, runs[~_seen(runs, lsd, 0.01 * min(h, w))]])
+
+
+def _seen(runs: np.ndarray, segs: np.ndarray, tol: float) -> np.ndarray:
+    """Which runs already have a detected edge along them (parallel, mid-point on it)."""
+    if not len(segs) or not len(runs):
+        return np.zeros(len(runs), bool)
+    p1, v = segs[:, :2], segs[:, 2:] - segs[:, :2]
+    L = np.linalg.norm(v, axis=1) + 1e-9
+    u = v / L[:, None]
+    rv = runs[:, 2:] - runs[:, :2]
+    ru = rv / (np.linalg.norm(rv, axis=1, keepdims=True) + 1e-9)
+    rel = (runs[:, :2] + runs[:, 2:])[:, None] / 2 - p1[None]
+    along = (rel * u[None]).sum(-1)
+    off = np.abs(rel[..., 0] * u[None, :, 1] - rel[..., 1] * u[None, :, 0])
+    par = np.abs(ru @ u.T) > 0.985
+    return (par & (off < tol * 2) & (along > 0) & (along < L[None])).any(axis=1)
+
+
+def _outline_runs(region: np.ndarray, min_len: float) -> np.ndarray:
+    """The straight runs of the blobs' outlines: a card's edge against a lined or busy
+    table, or a patterned back's, can be too weak or broken for the segment detector
+    while the mask still draws it."""
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    out = []
+    for c in contours:
+        poly = cv2.approxPolyDP(c, OUTLINE_TOL * min(region.shape), True).reshape(-1, 2)
+        if len(poly) < 3:
+            continue
+        s = np.hstack([poly, np.roll(poly, -1, axis=0)]).astype(np.float32)
+        out.append(s[np.hypot(s[:, 2] - s[:, 0], s[:, 3] - s[:, 1]) >= min_len])
+    return np.concatenate(out) if out else np.zeros((0, 4), np.float32)
 
 
 def corners(segs: np.ndarray, mask: np.ndarray) -> list[Corner]:
@@ -175,7 +211,25 @@ def card_shorts(cs: list[Corner], gap: float, aspect: float, mask: np.ndarray) -
     for v, s in opts:
         if v >= opts[0][0] - 1 and not any(abs(s - b) < SIZE_TOL * b for b in best):
             best.append(s)
-    return best[:2]
+    if not best:
+        return []
+    arms = np.array([x for c in cs for x in (c.la, c.lb)])
+    best = [b for b in best if arms.max() <= ARM_MAX * b * aspect][:2]
+    # the longest edge running from a corner is nearly a whole long side (all but the
+    # rounding of its corners): a size of its own when the sides taken for whole were
+    # cut short (by a hand, by a card on top) and the edges seen agree with it far better
+    arm = float(arms.max()) * ARM_SHARE / aspect
+    if best and _arm_fit(arms, arm, aspect) > max(_arm_fit(arms, b, aspect) for b in best) + 0.15:
+        best.append(arm)
+    return best
+
+
+def _arm_fit(arms: np.ndarray, short: float, aspect: float) -> float:
+    """Share of the edges seen from corners that look like a nearly whole side of a card
+    of this size (those cut short by other cards look like nothing in particular)."""
+    whole = ((arms > 0.8 * short) & (arms < 1.02 * short)) | \
+        ((arms > 0.8 * short * aspect) & (arms < 1.02 * short * aspect))
+    return float(whole.mean())
 
 
 def rectangles(c: Corner, short: float, aspect: float) -> list[np.ndarray]:
@@ -295,13 +349,24 @@ def hypotheses(cs: list[Corner], segs: np.ndarray, mask: np.ndarray, short: floa
     raw = [q for c in cs for q in rectangles(c, short, aspect) if coverage(mask, q) >= MIN_COVER - 0.1]
     out: list[Hypothesis] = []
     for q in raw:
-        q = snap(q, segs, mask, short)
+        near = segs[_near(q, segs, 0.2 * short)]
+        q = snap(q, near, mask, short)
         cov = coverage(mask, q)
         if cov >= MIN_COVER:
-            out.append(Hypothesis(q, cov, edge_support(q, segs)))
+            out.append(Hypothesis(q, cov, edge_support(q, near)))
     out.sort(key=lambda hy: -hy.score)
     keep = _distinct([hy.quad for hy in out], short)
     return [hy for hy in out if any(hy.quad is k for k in keep)]
+
+
+def _near(quad: np.ndarray, segs: np.ndarray, margin: float) -> np.ndarray:
+    """Which segments come within ``margin`` of the quad's circumcircle (the only ones
+    that can lie along its sides, before and after snapping)."""
+    c = quad.mean(axis=0)
+    r = float(np.linalg.norm(quad - c, axis=1).max()) + margin
+    p1, v = segs[:, :2], segs[:, 2:] - segs[:, :2]
+    t = np.clip(((c - p1) * v).sum(1) / ((v * v).sum(1) + 1e-9), 0, 1)
+    return np.linalg.norm(p1 + t[:, None] * v - c, axis=1) < r
 
 
 def _distinct(quads: list[np.ndarray], short: float) -> list[np.ndarray]:
