@@ -29,7 +29,6 @@ from pathlib import Path  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from controller.rules.cards import decks  # noqa: E402

@@ -22,7 +22,7 @@ loop and calls :meth:`TableWatcher.process` per frame (no threads inside). The r
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Collection, Iterator, Protocol, Sequence
 
 import cv2
