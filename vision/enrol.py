@@ -26,12 +26,13 @@ from vision.profile import FACE_W, Profile
 
 IMAGE_EXT = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 ASPECTS = (1.4, 1.55, 1.75, 1.9)   # card shapes tried when the deck's is not known yet
+MIN_SHARE = 0.06        # a reference card covers at least this share of its photo
 TIGHT = 0.6             # a found card covering more of the photo than this means a tight crop
 LOOKALIKE = 0.88        # two enrolled cards this similar are reported as look-alikes
 CROP_ASPECTS = (1.25, 2.0)  # a photo with no card found is a tight crop only if card-shaped
 RIM = 0.04              # share of the face's short side checked for card paper at its edge
 MIN_RIM_PAPER = 0.5     # a face whose rim is less paper than this probably shows table
-MAX_SHAPE_OFF = 0.08    # |log| of a face's aspect over the deck's beyond which it is cut off
+MAX_SHAPE_OFF = 0.12    # |log| of a face's aspect over the others' beyond which it is cut off
 _NAME = re.compile(r"^(?P<stem>[a-z0-9_]+?)(?:\.(?P<n>\d+))?$")
 
 
@@ -124,7 +125,10 @@ def straighten(img: np.ndarray, name: str = "photo") -> np.ndarray:
 
 
 def largest_card_quad(img: np.ndarray) -> np.ndarray | None:
-    """Quad of the biggest card the finder sees covering 4–92 % of the photo.
+    """Quad of the biggest card the finder sees covering 6–92 % of the photo.
+
+    Reference photos show one card filling a good part of the picture (the docs ask for a
+    third to two thirds); anything smaller is a cell of a lined cloth, a note, a detail.
 
     The deck's shape is not known yet, so the common card shapes are all tried; a lone
     rectangle beats a card read out of a blob that touches something else.
@@ -134,7 +138,7 @@ def largest_card_quad(img: np.ndarray) -> np.ndarray | None:
     for aspect in ASPECTS:
         for cand in find_cards(img, aspect).candidates:
             area = cv2.contourArea(cand.quad)
-            if not 0.04 * h * w < area < 0.92 * h * w:
+            if not MIN_SHARE * h * w < area < 0.92 * h * w:
                 continue
             key = (cand.whole, area * cand.support)
             if best is None or key > best[0]:
@@ -168,26 +172,47 @@ def enrol(reference_dir: str | Path, deck_id: str | None = None,
     missing = [c for c in cards_of(deck_id) if c not in faces]
     if "back" not in faces:
         missing.append("back")
-    suspect = sorted({card for card, f in raw if card != "back" and (
-        rim_paper(f) < MIN_RIM_PAPER or abs(np.log(f.shape[0] / f.shape[1] / aspect)) > MAX_SHAPE_OFF)})
+    suspect = suspect_faces(raw)
     return EnrolReport(profile, missing, lookalikes(profile), total, suspect)
 
 
-def rim_paper(face: np.ndarray) -> float:
-    """Share of a face's outer rim that is light, colourless card paper.
+def suspect_faces(raw: list[tuple[str, np.ndarray]]) -> list[str]:
+    """Cards whose enrolled face is probably not the whole card: worth a retake.
 
-    Every deck we know prints its faces inside a paper margin, so a face whose rim is
-    mostly something else shows table (the card was not found where it lies) or is cut
-    off: worth a look before the club relies on it. Backs may be printed to the edge.
+    Every deck we know prints its faces inside a paper margin, with ink (pips, pictures)
+    on paper inside it. A face whose rim is mostly not paper shows table (the card was
+    not found where it lies); a face with no ink is a blank panel or a sheet; a face of
+    another shape than the rest is cut off. Backs may be printed to the edge, so they pass.
     """
+    looks = {id(f): face_looks(f) for _, f in raw}
+    sound = [f.shape[0] / f.shape[1] for _, f in raw if looks[id(f)]]
+    ref = float(np.median(sound)) if sound else None
+    out = set()
+    for card, f in raw:
+        if card == "back":
+            continue
+        off = ref is not None and abs(np.log(f.shape[0] / f.shape[1] / ref)) > MAX_SHAPE_OFF
+        if not looks[id(f)] or off:
+            out.add(card)
+    return sorted(out)
+
+
+def face_looks(face: np.ndarray) -> bool:
+    """A paper rim, and ink on paper inside it (see :func:`suspect_faces`)."""
     h, w = face.shape[:2]
-    b = max(2, round(RIM * min(h, w)))
     lab = cv2.cvtColor(face, cv2.COLOR_BGR2LAB).astype(np.float32)
     light = lab[..., 0] > np.percentile(lab[..., 0], 90) - 30
-    grey = np.hypot(lab[..., 1] - 128, lab[..., 2] - 128) < 25
+    chroma = np.hypot(lab[..., 1] - 128, lab[..., 2] - 128)
+    paper = light & (chroma < 25)
+    ink = ~light | (chroma > 40)
+    b = max(2, round(RIM * min(h, w)))
     rim = np.ones((h, w), bool)
     rim[b:h - b, b:w - b] = False
-    return float((light & grey)[rim].mean())
+    inner = np.zeros((h, w), bool)
+    m = max(2, round(0.12 * min(h, w)))
+    inner[m:h - m, m:w - m] = True
+    ink_inside = float(ink[inner].mean())
+    return bool(paper[rim].mean() >= MIN_RIM_PAPER and ink_inside >= 0.02)
 
 
 def lookalikes(profile: Profile) -> list[tuple[str, str, float]]:
