@@ -183,16 +183,7 @@ class Recogniser:
 
     def _read(self, p: "_Piece", above: list[np.ndarray], allowed) -> tuple[_Answer, float]:
         """A piece's best reading (whole face, visible part, part not under ``above``)."""
-        reads = [(self._answer(p.desc, allowed), None)]
-        seen = 1.0 if p.vis is None else float(p.vis.mean())
-        if p.vis is not None:
-            reads.append((self._answer(p.desc, allowed, p.vis), p.vis))
-        cover = _others_mask(p.quad, above) if above else None
-        if cover is not None:
-            m = cover if p.vis is None else cover * p.vis
-            seen = min(seen, float(m.mean()))
-            if m.mean() > 0.2:
-                reads.append((self._answer(p.desc, allowed, m), m))
+        reads, seen = self._reads(self._answer(p.desc, allowed), p.desc, p.quad, p.vis, above, allowed)
         if not p.fitted:      # a rough rectangle: judged only once the face is fitted to it
             return max((a for a, _ in reads), key=lambda a: a.confidence), seen
         return self._believed(p.desc, p.quad, False, reads, cells=False), seen
@@ -222,21 +213,25 @@ class Recogniser:
         """The most confident reading of one candidate (whole face, visible part, or the
         part no other card covers), the quad it was read at, and how much of it is seen."""
         best_a, best_q, ch = self._aligned_read(image, cand.quad, allowed)
-        reads = [(best_a, None)]
-        seen = 1.0
-        vis = _visible_mask(best_q, found, roi)
-        if vis is not None:
-            seen = float(vis.mean())
-        if vis is not None and vis.mean() < 0.97:
-            reads.append((self._answer(ch, allowed, vis), vis))
-        if others:
-            cover = _others_mask(best_q, others)
-            if cover is not None:
-                m2 = cover if vis is None else cover * vis
-                seen = min(seen, float(m2.mean()))
-                if m2.mean() > 0.2:
-                    reads.append((self._answer(ch, allowed, m2), m2))
+        reads, seen = self._reads(best_a, ch, best_q, _visible_mask(best_q, found, roi), others, allowed)
         return self._believed(ch, best_q, cand.whole, reads), best_q, seen
+
+    def _reads(self, whole: _Answer, desc: Descriptor, quad: np.ndarray, vis: np.ndarray | None,
+               others: list[np.ndarray], allowed) -> tuple[list[tuple[_Answer, np.ndarray | None]], float]:
+        """Readings of one face, each with the mask it was read on: ``whole`` (the whole
+        face), its visible part (the finder's mask ``vis``) and the part no card of
+        ``others`` covers; and how much of the face is seen."""
+        reads: list[tuple[_Answer, np.ndarray | None]] = [(whole, None)]
+        seen = 1.0 if vis is None else float(vis.mean())
+        if vis is not None and seen < 0.97:
+            reads.append((self._answer(desc, allowed, vis), vis))
+        cover = _others_mask(quad, others) if others else None
+        if cover is not None:
+            m = cover if vis is None else cover * vis
+            seen = min(seen, float(m.mean()))
+            if m.mean() > 0.2:
+                reads.append((self._answer(desc, allowed, m), m))
+        return reads, seen
 
     def _believed(self, desc: Descriptor, quad: np.ndarray, whole: bool,
                   reads: list[tuple[_Answer, np.ndarray | None]], cells: bool = True) -> _Answer:
