@@ -37,11 +37,14 @@ class EmbeddedBroker:
     """``start()`` returns once both listeners accept; ``stop()`` shuts it down."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 1883, ws_port: int = 9001,
-                 fallback: bool = True) -> None:
+                 fallback: bool = True, ws_host: str = "") -> None:
+        # ws_host: where the websockets listener binds; "0.0.0.0" lets TVs on the LAN in
+        # while MQTT/TCP (the tables, the referee) stays on `host`.
+        ws_host = ws_host or host
         if fallback:
             port = port if port and port_free(host, port) else free_port(host)
-            ws_port = ws_port if ws_port and port_free(host, ws_port) else free_port(host)
-        self.host, self.port, self.ws_port = host, port, ws_port
+            ws_port = ws_port if ws_port and port_free(ws_host, ws_port) else free_port(ws_host)
+        self.host, self.port, self.ws_port, self.ws_host = host, port, ws_port, ws_host
         self._loop: asyncio.AbstractEventLoop | None = None
         self._broker = None
         self._thread: threading.Thread | None = None
@@ -53,7 +56,7 @@ class EmbeddedBroker:
 
     @property
     def ws_url(self) -> str:
-        return f"ws://{self.host}:{self.ws_port}/"
+        return f"ws://{self.ws_host}:{self.ws_port}/"
 
     def start(self, timeout: float = 15.0) -> "EmbeddedBroker":
         try:
@@ -63,7 +66,7 @@ class EmbeddedBroker:
         for name in ("amqtt", "transitions"):
             logging.getLogger(name).setLevel(logging.ERROR)
         cfg = {"listeners": {"default": {"type": "tcp", "bind": f"{self.host}:{self.port}"},
-                             "ws": {"type": "ws", "bind": f"{self.host}:{self.ws_port}"}},
+                             "ws": {"type": "ws", "bind": f"{self.ws_host}:{self.ws_port}"}},
                "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}}}
         ready = threading.Event()
 
@@ -88,7 +91,7 @@ class EmbeddedBroker:
             raise BrokerError("the embedded broker did not start in time")
         if self._error is not None:
             raise BrokerError(f"the embedded broker could not start on {self.host}:{self.port}/"
-                              f"{self.ws_port}: {self._error}")
+                              f"{self.ws_host}:{self.ws_port}: {self._error}")
         return self
 
     def stop(self) -> None:

@@ -98,6 +98,8 @@ class MqttSection(_Section):
     embedded_host: str = "127.0.0.1"
     embedded_port: int = Field(1883, ge=0, le=65535)
     embedded_ws_port: int = Field(9001, ge=0, le=65535)
+    embedded_ws_host: str = Field("", description="where the embedded broker's websockets listener binds; "
+                                  "'' = [web] host while the web server runs (TVs on the LAN), else embedded_host")
     keepalive: int = Field(15, ge=5, le=600)
     display_username: str = ""
     display_password: str = ""
@@ -123,7 +125,15 @@ class JournalSection(_Section):
 class WebSection(_Section):
     port: int = Field(8080, ge=0, le=65535, description="0: no web server")
     host: str = "0.0.0.0"
-    public_ws_url: str = ""
+    public_ws_url: str = Field("", description="the broker's websocket URL as a browser on the LAN reaches it; "
+                               "'' = derived from the broker URL, with the page's own host for a local broker")
+
+    @field_validator("public_ws_url")
+    @classmethod
+    def _ws(cls, v: str) -> str:
+        if v and not re.fullmatch(r"wss?://[^/:]+(:\d+)?(/.*)?", v):
+            raise ValueError("must look like ws://pi.local:9001/ (schemes: ws, wss) or be empty")
+        return v
 
 
 class TableConfig(_Section):

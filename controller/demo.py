@@ -28,6 +28,8 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
+from controller.config import ConfigError
+
 FPS = 30.0
 SIZE = (960, 540)
 MARGIN = 36
@@ -217,7 +219,7 @@ class Room:
 
 
 def demo_config(game: str, table_id: str, dealer: int, players: int | None, journal: str, mqtt_url: str,
-                web_port: int, options: dict | None = None):
+                web_port: int, options: dict | None = None, ws_url: str = ""):
     from controller.config import parse_config
 
     n = players or 4
@@ -232,7 +234,7 @@ def demo_config(game: str, table_id: str, dealer: int, players: int | None, jour
                  "status": STATUS_PINS},
         "mqtt": {"url": mqtt_url},
         "journal": {"path": journal},
-        "web": {"port": web_port},
+        "web": {"port": web_port, "public_ws_url": ws_url},
     }, "<demo>")
 
 
@@ -443,6 +445,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--board", default="", help="also drive an LED/button board: a pyserial URL or sim:// "
                     "(the board simulator)")
     ap.add_argument("--web-port", type=int, default=8080, help="web scoreboard port (0: none)")
+    ap.add_argument("--ws-url", default="", help="the broker's websocket URL for browsers on the LAN "
+                    "(default: from --mqtt, or the embedded broker's, as the page's host sees it)")
     ap.add_argument("--linger", type=float, default=None,
                     help="seconds to keep serving after the match (default: until Ctrl-C, 0 when headless)")
     args = ap.parse_args(argv)
@@ -463,6 +467,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (DemoError, OSError) as exc:       # JournalError, BrokerError, ports: one line
         print(f"cardtable demo: {exc}", file=sys.stderr)
         return 1
+    except ConfigError as exc:                # e.g. a bad --ws-url
+        print(f"cardtable demo: {exc}", file=sys.stderr)
+        return 2
     except KeyError as exc:
         print(f"cardtable demo: {exc.args[0]} is not available yet in this installation", file=sys.stderr)
         return 2
@@ -485,7 +492,7 @@ def _run(args) -> int:
     mqtt_url = args.mqtt
     if not mqtt_url:
         try:
-            broker = EmbeddedBroker().start()
+            broker = EmbeddedBroker(ws_host="0.0.0.0" if args.web_port else "").start()   # TVs on the LAN
         except BrokerError as exc:
             raise DemoError(str(exc)) from None
         mqtt_url = broker.url
@@ -506,7 +513,7 @@ def _run(args) -> int:
             start = script[0]
             journal = args.journal or str(Path(args.journal_dir) / f"{tid}-{args.game}-s{args.seed + i}-{stamp}.journal")
             cfg = demo_config(args.game, tid, start["dealer"], start.get("players"), journal, mqtt_url,
-                              args.web_port if i == 0 else 0, start.get("options"))
+                              args.web_port if i == 0 else 0, start.get("options"), args.ws_url)
             clock = FakeClock()
             room = Room(cls.deck_id, cls.clockwise, cfg.players, seed=args.seed + i)
             camera = ScriptedCamera(clock)

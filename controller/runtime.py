@@ -40,7 +40,8 @@ class Runtime:
         if not self.mqtt_url and self.broker is None:
             try:
                 m = self.cfg.mqtt
-                self.broker = EmbeddedBroker(m.embedded_host, m.embedded_port, m.embedded_ws_port).start()
+                self.broker = EmbeddedBroker(m.embedded_host, m.embedded_port, m.embedded_ws_port,
+                                             ws_host=m.embedded_ws_host or self.lan_ws_host()).start()
             except BrokerError as exc:
                 raise RuntimeError_(str(exc)) from None
         if self.broker is not None and not self.mqtt_url:
@@ -77,15 +78,14 @@ class Runtime:
             self.web = WebServer(0, broker_config(ws, m.display_username, m.display_password, self.table_ids,
                                                   self.cfg.web.public_ws_url), host=self.cfg.web.host).start()
 
-    def ws_url(self) -> str:
-        if self.broker is not None:
-            return self.broker.ws_url
-        from urllib.parse import urlparse
+    def lan_ws_host(self) -> str:
+        """The embedded broker's websockets host: the web server's while it serves pages."""
+        return self.cfg.web.host if self.want_web and self.cfg.web.port else self.cfg.mqtt.embedded_host
 
-        u = urlparse(self.mqtt_url or "")
-        if u.scheme in ("ws", "wss"):
-            return self.mqtt_url
-        return f"ws://{u.hostname or '127.0.0.1'}:9001/"
+    def ws_url(self) -> str:
+        from controller.web.server import ws_url_for
+
+        return ws_url_for(self.broker.ws_url if self.broker is not None else self.mqtt_url)
 
     def banner(self) -> str:
         parts = [f"cardtable: table {self.cfg.table.id} ({self.cfg.game.name})", f"journal {Path(self.journal_path)}",

@@ -12,8 +12,41 @@ from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Callable
+from urllib.parse import urlsplit, urlunsplit
 
 STATIC = Path(__file__).with_name("static")
+# The shipped Mosquitto config's websockets listener (config/mosquitto/mosquitto.conf): where
+# browsers find a broker that the tables reach over MQTT/TCP.
+MOSQUITTO_WS_PORT = 9001
+# Hosts that mean "this machine": a browser elsewhere reaches them by the page's own host.
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "0.0.0.0", "::1", "::", "")
+
+
+def ws_url_for(broker_url: str) -> str:
+    """The websocket URL of the broker behind ``broker_url`` (ws/wss as given, mqtt(s) ->
+    the Mosquitto websockets port), without the credentials a URL may carry."""
+    u = urlsplit(broker_url or "mqtt://127.0.0.1")
+    host = u.hostname or "127.0.0.1"
+    host = f"[{host}]" if ":" in host else host
+    if u.scheme in ("ws", "wss"):
+        netloc = host + (f":{u.port}" if u.port else "")
+        return urlunsplit((u.scheme, netloc, u.path or "/", u.query, ""))
+    return f"{'wss' if u.scheme == 'mqtts' else 'ws'}://{host}:{MOSQUITTO_WS_PORT}/"
+
+
+def page_host(host_header: str | None) -> str:
+    """The host part of an HTTP ``Host`` header (``pi.local:8080``, ``[fd00::2]:8080``)."""
+    u = urlsplit("//" + (host_header or "127.0.0.1"))
+    return u.hostname or "127.0.0.1"
+
+
+def as_seen_from(ws_url: str, host: str) -> str:
+    """``ws_url`` with a this-machine host replaced by the host the page was loaded from."""
+    u = urlsplit(ws_url)
+    if (u.hostname or "") not in LOCAL_HOSTS:
+        return ws_url
+    h = f"[{host}]" if ":" in host else host
+    return urlunsplit((u.scheme, h + (f":{u.port}" if u.port else ""), u.path or "/", u.query, ""))
 
 
 class _Handler(SimpleHTTPRequestHandler):
@@ -26,8 +59,7 @@ class _Handler(SimpleHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
         path = self.path.split("?", 1)[0]
         if path.endswith("/config.json"):
-            host = (self.headers.get("Host") or "127.0.0.1").rsplit(":", 1)[0].strip("[]")
-            body = json.dumps(self.config(host)).encode()
+            body = json.dumps(self.config(page_host(self.headers.get("Host")))).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Cache-Control", "no-store")
@@ -78,9 +110,10 @@ class WebServer:
 
 def broker_config(ws_url: str, username: str | None, password: str | None, tables: list[str],
                   public_ws_url: str = "") -> Callable[[str], dict[str, Any]]:
-    """The ``config.json`` maker: the ws host follows the page's host unless ``public_ws_url``."""
+    """The ``config.json`` maker: a broker on this machine is named by the page's own host (so a
+    TV on the LAN reaches it), unless ``public_ws_url`` says where browsers find it."""
     def make(host: str) -> dict[str, Any]:
-        url = public_ws_url or ws_url.replace("127.0.0.1", host).replace("localhost", host).replace("0.0.0.0", host)
+        url = public_ws_url or as_seen_from(ws_url, host)
         return {"ws_url": url, "username": username or None, "password": password or None,
                 "root": "cardtable/v1/tables/", "tables": list(tables)}
     return make
