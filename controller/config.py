@@ -103,6 +103,9 @@ class MqttSection(_Section):
     keepalive: int = Field(15, ge=5, le=600)
     display_username: str = ""
     display_password: str = ""
+    ha_discovery: bool = Field(False, description="publish Home Assistant MQTT discovery for this table")
+    ha_prefix: str = Field("homeassistant", pattern=r"^[A-Za-z0-9_/-]{1,64}$",
+                           description="Home Assistant's discovery prefix")
 
     @field_validator("url")
     @classmethod

@@ -81,6 +81,7 @@ class MqttLink:
         self._lock = threading.Lock()
         self._meta: str | None = None
         self._state: str | None = None
+        self._retained: dict[str, str] = {}         # other retained topics (HA discovery)
         self._cmds: "queue.SimpleQueue[tuple[str, bytes]]" = queue.SimpleQueue()
         self.connected = threading.Event()
         self.connects = 0
@@ -121,6 +122,8 @@ class MqttLink:
                 client.publish(self.topic("meta"), self._meta, qos=1, retain=True)
             if self._state is not None:
                 client.publish(self.topic("state"), self._state, qos=1, retain=True)
+            for topic, payload in self._retained.items():
+                client.publish(topic, payload, qos=1, retain=True)
         self.connected.set()
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties=None) -> None:
@@ -154,6 +157,12 @@ class MqttLink:
             self._state = payload
             self.client.publish(self.topic("state"), payload, qos=1, retain=True)
 
+    def publish_retained(self, topic: str, payload: str) -> None:
+        """A retained message outside the table's tree, published again on every connect."""
+        with self._lock:
+            self._retained[topic] = payload
+            self.client.publish(topic, payload, qos=1, retain=True)
+
     def publish_events(self, seq: int, judgments: list[dict[str, Any]]) -> None:
         for i, j in enumerate(judgments):
             self.client.publish(self.topic("events"), dumps({"seq": seq, "i": i, **j}), qos=1)
@@ -179,6 +188,7 @@ class NullLink:
         self.alerts: list[dict[str, Any]] = []
         self.results: list[dict[str, Any]] = []
         self.inbox: list[tuple[str, bytes]] = []
+        self.retained: dict[str, str] = {}
 
     def start(self) -> None: ...
     def stop(self, status: str = "stopped", timeout: float = 0) -> None: ...
@@ -193,6 +203,9 @@ class NullLink:
 
     def publish_state(self, state: dict[str, Any]) -> None:
         self.state = state
+
+    def publish_retained(self, topic: str, payload: str) -> None:
+        self.retained[topic] = payload
 
     def publish_events(self, seq: int, judgments: list[dict[str, Any]]) -> None:
         self.events += [{"seq": seq, "i": i, **j} for i, j in enumerate(judgments)]

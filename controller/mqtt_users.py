@@ -27,7 +27,8 @@ def acl_text(tables: Sequence[str]) -> str:
     for t in tables:
         lines.append(f"user table-{t}")
         lines += [f"topic write cardtable/v1/tables/{t}/{leaf}" for leaf in LEAVES]
-        lines += [f"topic read cardtable/v1/tables/{t}/cmd/#", ""]
+        lines += [f"topic read cardtable/v1/tables/{t}/cmd/#",
+                  f"topic write homeassistant/+/cardtable_{t}/#", ""]     # [mqtt] ha_discovery
     return "\n".join(lines)
 
 

@@ -60,6 +60,10 @@ class Runtime:
                 raise RuntimeError_(str(exc)) from None
         table.vision = self._vision
         self.table = table
+        if self.cfg.mqtt.ha_discovery:
+            from controller.ha_discovery import publish_discovery
+
+            publish_discovery(link, meta_for(self.cfg), self.cfg.mqtt.ha_prefix)
         link.start()
         table.open()
         if self.want_web and self.cfg.web.port:
