@@ -185,6 +185,29 @@
 
   CT.Table = Table;
 
+  /* Whose turn, as a sentence: "Anna to play a card or bid". Each kind of input the engine
+   * `expects` (CONTRACT §3.2 `turn`) is a verb phrase; a game may word a kind its own way. */
+  const ACTS = {card: "play a card", call: "call", answer: "answer", decide: "decide: play or run",
+                comanda: "declare the comanda", deal_option: "keep, pass or burn the deal",
+                discard: "discard", exchange: "exchange a card"};
+  const GAME_ACTS = {
+    vitou: {call: "bid", answer: "refuse it", decide: "decide: play or run"},
+    truco: {call: "call truco", answer: "accept, refuse or raise", decide: "decide: play or run the hand of eleven"},
+    trionfetti: {call: "call vagaresto", answer: "accept or refuse the vagaresto"},
+    troccas: {call: "call boub", discard: "discard the scart"},
+  };
+  CT.turnText = function (game, expects, name) {
+    const g = GAME_ACTS[game] || {};
+    const ex = expects || [];
+    const acts = ex.map((e) => {
+      if (game === "vitou" && e === "call" && ex.includes("answer")) return "raise the bid";
+      return g[e] || ACTS[e] || e;
+    });
+    if (!acts.length) acts.push("act");
+    const list = acts.length === 1 ? acts[0] : acts.slice(0, -1).join(", ") + " or " + acts[acts.length - 1];
+    return `${name} to ${list}`;
+  };
+
   CT.GAME_NAMES = {vitou: "Vitou", truco: "Truco", trionfetti: "Trionfetti", troccas: "Troccas"};
   CT.gameName = (g) => CT.GAME_NAMES[g] || (g ? g[0].toUpperCase() + g.slice(1) : "No match yet");
 

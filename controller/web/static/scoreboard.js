@@ -13,10 +13,6 @@
   const LADDERS = {vitou: [3, 6, 12, "barrac"], truco: [1, 3, 6, 9, 12]};
   const REASONS = {tricks: "on tricks", refused: "refused", ran: "ran", tied: "tied",
                    decided: "decided", penalty: "penalty"};
-  const EXPECTS = {card: "to play", call: "may bid", answer: "to answer", decide: "to decide",
-                   comanda: "to declare the comanda", deal_option: "to keep or pass", discard: "to discard",
-                   exchange: "to exchange"};
-
   let cfg, table, conn = "connecting", flashTimer = null;
   CT.shown = [];
 
@@ -24,23 +20,21 @@
     return `<span class="cardwrap ${cls || ""}">${CT.cardSVG(id, table.deck)}</span>`;
   }
 
-  /* Where each seat sits around the drawn table: meta positions, else by play order. */
-  function seatPlaces() {
+  /* Where each seat sits around the drawn table, as an angle (0 = east, 90 = south, degrees,
+   * screen coordinates): meta positions, else seat 0 at the bottom and play order going round
+   * anticlockwise (or clockwise) as seen from above. */
+  const ANGLE = {south: 90, west: 180, north: 270, east: 0};
+  function seatAngles() {
     const n = table.players, out = {};
     const m = table.meta;
-    if (m && Array.isArray(m.seats) && m.seats.every((s) => s && s.position)) {
-      m.seats.forEach((s) => { out[s.seat] = s.position; });
+    if (m && Array.isArray(m.seats) && m.seats.every((s) => s && ANGLE[s.position] !== undefined)) {
+      m.seats.forEach((s) => { out[s.seat] = ANGLE[s.position]; });
       return out;
     }
     const clockwise = m && typeof m.clockwise === "boolean" ? m.clockwise : table.game === "vitou";
-    for (let s = 0; s < n; s++) {
-      // seat 0 at the bottom; play order goes round anticlockwise (or clockwise) as seen from above
-      const a = Math.PI / 2 + (clockwise ? 1 : -1) * (2 * Math.PI * s / n);
-      out[s] = {x: 50 + 38 * Math.cos(a), y: 50 + 40 * Math.sin(a)};
-    }
+    for (let s = 0; s < n; s++) out[s] = 90 + (clockwise ? 1 : -1) * 360 * s / n;
     return out;
   }
-  const POS = {south: {x: 50, y: 90}, north: {x: 50, y: 10}, west: {x: 12, y: 50}, east: {x: 88, y: 50}};
 
   function stakeText(g, d) {
     if (!d) return "";
@@ -110,14 +104,14 @@
     }
     if (g === "troccas") {
       const sides = table.sides();
-      const rows = (st.hands || []).slice(-6).map((h) => {
+      const rows = (st.hands || []).slice(-4).map((h) => {
         const cp = Array.isArray(h.card_points) ? h.card_points : [];
-        return `<tr><td>${esc(h.hand)}</td>${sides.map((s, i) => `<td>${cp[i] !== undefined ? esc(cp[i]) : ""}</td>`).join("")}` +
-          `<td>${h.winner === null || h.winner === undefined ? "—" : esc(table.sideName(h.winner)) + " +" + esc(h.points)}</td></tr>`;
+        return `<tr class="handrow"><td>${esc(h.hand)}</td>${sides.map((s, i) => `<td>${cp[i] !== undefined ? esc(cp[i]) : ""}</td>`).join("")}` +
+          `<td class="result">${h.winner === null || h.winner === undefined ? "—" : esc(table.sideName(h.winner)) + " +" + esc(h.points)}</td></tr>`;
       }).join("");
       const won = Array.isArray(d.tricks_won) ? `<div>Tricks this hand: ${sides.map((s, i) => esc(s.name) + " " + esc(d.tricks_won[i])).join(" · ")}</div>` : "";
       const of = d.hands_per_game ? `<div>Hand ${esc(d.hand_in_game)} of ${esc(d.hands_per_game)} in game ${esc(d.game)}</div>` : "";
-      return of + won + `<h3>Running totals <span class="dim">(card points per hand)</span></h3><table class="sheet"><tr><th>hand</th>${sides.map((s) => `<th>${esc(s.name)}</th>`).join("")}<th>result</th></tr>` +
+      return of + won + `<h3>Running totals <span class="dim">(card points per hand)</span></h3><table class="sheet n${sides.length}"><tr><th>hand</th>${sides.map((s) => `<th>${esc(s.name)}</th>`).join("")}<th>result</th></tr>` +
         rows + `<tr class="total"><td>total</td>${sides.map((s, i) => `<td>${esc((st.scores || [])[i])}</td>`).join("")}<td></td></tr></table>`;
     }
     return "";
@@ -142,6 +136,9 @@
     return `<span id="status" class="pill ${esc(cls)}">${esc(s)}</span>`;
   }
 
+  /* The table from above. Each seat is one block (its name and the card it played, the card
+   * on the side towards the middle), pinned by its outer edge to the felt's rim: a card can
+   * never cover a name, and the blocks stay inside the felt whatever its size. */
   function trickArea(st) {
     const d = st.detail || {};
     let cards = Array.isArray(d.current_trick) ? d.current_trick : [];
@@ -150,20 +147,23 @@
         (d.hand === undefined || st.last_trick.hand === d.hand || st.last_trick.hand === d.hand - 1)) {
       cards = st.last_trick.cards; last = true; winner = st.last_trick.winner;
     }
-    const places = seatPlaces();
+    const angles = seatAngles();
     const turn = st.turn ? st.turn.seat : null;
     let html = `<div class="felt ${last ? "lasttrick" : ""}" id="trick" data-count="${cards.length}">`;
     for (let s = 0; s < table.players; s++) {
-      const p = typeof places[s] === "string" ? POS[places[s]] : places[s];
+      const a = (angles[s] || 0) * Math.PI / 180, cos = Math.cos(a), sin = Math.sin(a);
+      const x = 50 + 47 * cos, y = 50 + 46 * sin;                 // a point on the rim (%)
+      const tx = -50 - 50 * cos, ty = -50 - 50 * sin;             // the block's outer edge on it
+      const vertical = Math.abs(sin) >= Math.abs(cos) - 1e-9;
+      const inward = vertical ? (sin > 0 ? "up" : "down") : (cos > 0 ? "left" : "right");
       const dealer = st.dealer === s ? `<span class="chip dealer" title="dealer">D</span>` : "";
-      const you = turn === s ? " turn" : "";
-      html += `<div class="seat${you}" style="left:${p.x}%;top:${p.y}%" data-seat="${s}">` +
-        `<span class="seatname">${esc(table.seatName(s))}</span>${dealer}</div>`;
       const play = cards.find((c) => c.seat === s);
-      if (play) {
-        const cx = 50 + (p.x - 50) * 0.52, cy = 50 + (p.y - 50) * 0.45;
-        html += `<div class="played${winner === s ? " winner" : ""}" style="left:${cx}%;top:${cy}%">${card(play.card)}</div>`;
-      }
+      const cardHtml = play ? `<div class="played${winner === s ? " winner" : ""}">${card(play.card)}</div>` :
+        "";
+      html += `<div class="seatblock ${inward}" style="left:${x.toFixed(2)}%;top:${y.toFixed(2)}%;` +
+        `transform:translate(${tx.toFixed(1)}%,${ty.toFixed(1)}%)">` +
+        `<div class="seat${turn === s ? " turn" : ""}" data-seat="${s}">` +
+        `<span class="seatname">${esc(table.seatName(s))}</span>${dealer}</div>${cardHtml}</div>`;
     }
     if (last) html += `<div class="feltnote">last trick${winner !== null && winner !== undefined ? " — " + esc(table.seatName(winner)) : ""}</div>`;
     return html + `</div>`;
@@ -173,8 +173,7 @@
     if (st.finished) return st.match_winner !== null && st.match_winner !== undefined ?
       `${table.sideName(st.match_winner)} win the match` : "Match over";
     if (!st.turn) return "";
-    const ex = (st.turn.expects || []).map((e) => EXPECTS[e] || e);
-    return `${table.seatName(st.turn.seat)} ${ex[0] || "to act"}` + (ex.length > 1 ? ` (${ex.slice(1).join(", ")})` : "");
+    return CT.turnText(st.game, st.turn.expects, table.seatName(st.turn.seat));
   }
 
   function notices(st) {
@@ -217,8 +216,11 @@
       `<div class="sides n${sides.length}">${sideHtml}</div>` +
       `<div class="middle">${trickArea(st)}<aside class="info">` +
       `<div class="turnline" id="turn">${esc(turnText(st))}</div>` +
-      `<div class="panel" id="gamepanel">${gamePanel(st)}</div><div class="panel">${handsList(st)}</div></aside></div>` +
-      `<div id="flash"></div>`;
+      // the banner's own slot, always there: it covers nothing and moves nothing
+      `<div id="flash" class="flashslot"></div>` +
+      `<div class="panel" id="gamepanel">${gamePanel(st)}</div>` +
+      // Troccas' sheet already lists the hands with their results
+      (st.game === "troccas" ? "" : `<div class="panel">${handsList(st)}</div>`) + `</aside></div>`;
     showFlash();
   }
 
@@ -236,11 +238,12 @@
     const sideHtml = sides.map((s, i) =>
       `<span class="oside${turnSide === i ? " active" : ""}${table.sideOfSeat(st.dealer) === i ? " dealing" : ""}">` +
       `<span class="oname">${esc(s.name)}</span><span class="oscore" id="score-${i}">${esc(scores[i])}</span>` +
-      (games ? `<span class="ogames" id="games-${i}" data-games="${esc(games[i])}">${"●".repeat(games[i] || 0)}</span>` : "") +
+      (games ? `<span class="ogames" id="games-${i}" data-games="${esc(games[i])}" title="games won">` +
+        `<span class="olabel">games</span> ${esc(games[i])}</span>` : "") +
       `</span>`).join("");
     const stake = st.game === "trionfetti" ? (d.comanda && d.comanda.text ? "“" + d.comanda.text + "”" : "") : stakeText(st.game, d);
-    root.innerHTML = `<div class="obar">${sideHtml}<span class="otrick" id="trick">${trick}</span>` +
-      `<span class="ostake" id="stake">${esc(stake)}</span><span class="oturn" id="turn">${esc(turnText(st))}</span>` +
+    root.innerHTML = `<div class="obar"><span class="ogame" id="ogame">${esc(CT.gameName(st.game))}</span>${sideHtml}<span class="otrick" id="trick">${trick}</span>` +
+      `<span class="oinfo"><span class="ostake" id="stake">${esc(stake)}</span><span class="oturn" id="turn">${esc(turnText(st))}</span></span>` +
       (table.status === "offline" ? statusPill() : "") + `</div><div id="flash"></div>`;
     showFlash();
   }
@@ -303,6 +306,7 @@
     }
     table = new CT.Table(cfg.table);
     CT.table = table;
+    CT.render = render;
     render();
     const topics = cfg.table ? [CT.ROOT + cfg.table + "/#"] : [CT.ROOT + "+/#"];
     const client = new CT.MqttClient({
