@@ -173,7 +173,8 @@ def _room(broker) -> list[StandIn]:
     for i, (game, players) in enumerate([("vitou", None), ("truco", None), ("trionfetti", None),
                                          ("troccas", 3), ("vitou", None), ("troccas", 4)]):
         p = StandIn(broker.port, f"room{i + 1}", game, seed=i + 2, players=players)
-        p.until(lambda st, p=p: len(p.hands) >= 1 and len(st["detail"]["current_trick"]) >= 1)
+        p.until(lambda st, p=p: len(p.hands) >= 1 and p.last_trick is not None
+                and len(st["detail"]["current_trick"]) >= 1)
         pubs.append(p)
     p = pubs[1]
     st = p.state()
@@ -216,6 +217,10 @@ def test_dashboard_is_a_room_view(mosquitto_factory, page, size):
         last = page.js(f"return Array.from(document.querySelectorAll('{card} .dlast svg')).map(s => s.dataset.card)")
         assert last == [c["card"] for c in p.last_trick["cards"]], (p.table, last)
         assert_inside(page, f"{card} .dlast svg", size)
+    assert_apart(page, ".dcard", ".dscores td")
+    assert_apart(page, ".dcard", ".dturn")
+    for css in (".thead", ".dscores", ".dturn", ".dtrick .dcard", ".dlast .dcard", ".dalerts"):
+        assert_within(page, css, ".tcard")
     alert = page.text(".tcard[data-table=room2] .dalerts")
     assert "Carla" in alert and "revoke" in alert.lower(), alert
     assert not page.js("return document.querySelector('.tcard[data-table=room1] .dalerts')")

@@ -27,6 +27,30 @@
     return Date.now() - heard > cfg.stale * 1000;
   }
 
+  const REASONS = {low_confidence: "unsure", duplicate_card: "already played", not_in_deck: "not in this deck",
+                   unknown_card: "unknown card", out_of_turn: "out of turn", face_down: "face down"};
+
+  /* What needs the referee at this table, most urgent first (docs/mqtt.md state fields). */
+  function alertsOf(t, stale) {
+    const st = t.state || {}, out = [];
+    if (t.status === "offline") out.push("Table offline — last known state");
+    if (stale) out.push(`No news for ${CT.ago(Date.now() - Math.max(t.lastLive || 0, lastConnected || since))} — data may be stale`);
+    if (st.fault) out.push(st.fault.message || st.fault.code);
+    if (st.pending && typeof st.pending.seat === "number") {
+      out.push(`Card to confirm at ${t.seatName(st.pending.seat)}` +
+               (st.pending.reason ? ` (${REASONS[st.pending.reason] || st.pending.reason})` : ""));
+    }
+    for (const a of Array.isArray(st.alerts) ? st.alerts : []) {
+      if (a && a.code !== "confirm_card") out.push(`${a.code}${a.message ? ": " + a.message : ""}`);
+    }
+    return out;
+  }
+
+  function cards(list, deck, winner) {
+    return (list || []).map((c) => `<span class="cardwrap dcard${winner !== undefined && c.seat === winner ? " winner" : ""}">` +
+      `${CT.cardSVG(c.card, deck)}</span>`).join("");
+  }
+
   function tableCard(t) {
     const st = t.state, d = (st && st.detail) || {};
     const stale = isStale(t);
@@ -34,30 +58,57 @@
     let body = "";
     if (st && st.game) {
       const sides = t.sides(), scores = st.scores || [], games = Array.isArray(d.games) ? d.games : null;
-      body += `<table class="dscores">` + sides.map((s, i) =>
-        `<tr class="${st.turn && t.sideOfSeat(st.turn.seat) === i ? "active" : ""}"><td class="dname">${esc(s.name)}</td>` +
+      const turnSide = st.turn && !st.finished ? t.sideOfSeat(st.turn.seat) : null;
+      const rows = sides.map((s, i) =>
+        `<tr class="${turnSide === i ? "active" : ""}"><td class="dname">${esc(s.name)}</td>` +
         `<td class="dscore" data-side="${i}">${esc(scores[i])}</td>` +
-        `<td class="dgames" title="games won">${games ? "●".repeat(games[i] || 0) + `<span class="dim"> games ${esc(games[i])}</span>` : ""}</td></tr>`).join("") + `</table>`;
-      const trick = (Array.isArray(d.current_trick) ? d.current_trick : [])
-        .map((c) => `<span class="cardwrap mini">${CT.cardSVG(c.card, t.deck)}</span>`).join("");
-      let line = st.finished ? (st.match_winner !== null && st.match_winner !== undefined ?
-        `Match won by ${esc(t.sideName(st.match_winner))}` : "Match over") :
-        (st.turn ? `${esc(t.seatName(st.turn.seat))} to act` : "");
-      if (d.stake !== undefined && d.stake !== null && d.stake !== 1) line += ` · stake ${esc(d.stake)}`;
-      body += `<div class="dtrick">${trick}</div><div class="dline">${line}</div>`;
+        `<td class="dgames" title="games won">${games ? `<span class="dim">games</span> ${esc(games[i])}` : ""}</td></tr>`).join("");
+      const turn = st.finished ? (st.match_winner !== null && st.match_winner !== undefined ?
+        `Match won by ${t.sideName(st.match_winner)}` : "Match over") :
+        (st.turn ? CT.turnText(st.game, st.turn.expects, t.seatName(st.turn.seat)) : "");
+      const stake = d.stake !== undefined && d.stake !== null && d.stake !== 1 ? `Stake ${d.stake}` :
+        (d.comanda && d.comanda.text ? `Comanda “${d.comanda.text}”` : "");
+      const lt = st.last_trick;
+      const lastWho = lt && lt.winner !== null && lt.winner !== undefined ? " — " + esc(t.seatName(lt.winner)) : "";
+      body += `<div class="tbody"><table class="dscores">${rows}</table>` +
+        `<div class="dturn">${esc(turn)}</div>${stake ? `<div class="dstake">${esc(stake)}</div>` : ""}` +
+        `<div class="dtricks"><div><div class="dlabel">on the table</div>` +
+        `<div class="dtrick">${cards(d.current_trick, t.deck)}</div></div>` +
+        `<div><div class="dlabel">last trick${lastWho}</div>` +
+        `<div class="dlast">${lt ? cards(lt.cards, t.deck, lt.winner) : ""}</div></div></div></div>`;
     } else {
-      body += `<div class="dline">no match in progress</div>`;
+      body += `<div class="tbody"><div class="dturn">no match in progress</div></div>`;
     }
+    const alerts = alertsOf(t, stale);
+    const warn = alerts.length ? `<div class="dalerts">${alerts.map((a) => `<div>⚠ ${esc(a)}</div>`).join("")}</div>` : "";
     const heard = t.lastHeard ? `updated ${CT.ago(Date.now() - t.lastHeard)} ago` : "";
-    const warn = stale ? `<div class="stale">⚠ no news for ${CT.ago(Date.now() - Math.max(t.lastLive || 0, lastConnected || since))} — data may be stale</div>` :
-      (status === "offline" ? `<div class="stale">⚠ offline — last known state</div>` : "");
     const game = st && st.game ? CT.gameName(st.game) : (t.meta ? CT.gameName(t.meta.game) : "");
-    return `<a class="tcard ${esc(status)}${stale ? " isstale" : ""}" href="${esc(link(t.id))}" data-table="${esc(t.id)}" ` +
-      `data-status="${esc(status)}" data-stale="${stale ? 1 : 0}" data-seq="${t.seq === null ? "" : t.seq}">` +
+    return `<a class="tcard ${esc(status)}${stale ? " isstale" : ""}${alerts.length ? " needs" : ""}" href="${esc(link(t.id))}" ` +
+      `data-table="${esc(t.id)}" data-status="${esc(status)}" data-stale="${stale ? 1 : 0}" data-seq="${t.seq === null ? "" : t.seq}">` +
       `<div class="thead"><span class="tname">${esc((t.meta && t.meta.name) || t.id)}</span>` +
       `<span class="pill ${esc(status)} tstatus">${esc(status)}</span></div>` +
-      `<div class="tsub">${esc(game)}${d.hand ? " · hand " + esc(d.hand) : ""} <span class="dim">${esc(t.id)}</span></div>` +
-      body + warn + `<div class="theard dim">${heard}</div></a>`;
+      `<div class="tsub">${esc(game)}${d.hand ? " · hand " + esc(d.hand) : ""}${d.trick ? " · trick " + esc(d.trick) : ""}` +
+      ` <span class="dim">${esc(t.id)}</span> <span class="theard dim">${heard}</span></div>` + body + warn + `</a>`;
+  }
+
+  /* The grid that fills the screen: the number of columns whose cells come closest to the
+   * shape a card reads best in (CARD_ASPECT wide for 1 high), and a font size that scales
+   * every card's content to its cell. */
+  const CARD_ASPECT = 1.7;
+  function layout(n, box) {
+    const W = box.clientWidth, H = global.innerHeight - box.getBoundingClientRect().top;
+    let best = {cols: 1, size: 0};
+    for (let cols = 1; cols <= Math.max(1, n); cols++) {
+      const rows = Math.ceil(n / cols), w = W / cols, h = H / rows;
+      const size = Math.min(w, h * CARD_ASPECT);
+      if (size > best.size) best = {cols, rows, w, h, size};
+    }
+    box.style.gridTemplateColumns = `repeat(${best.cols}, minmax(0, 1fr))`;
+    box.style.gridTemplateRows = `repeat(${best.rows || 1}, minmax(0, 1fr))`;
+    box.style.height = `${Math.max(0, H)}px`;
+    // 23 em across and 20 em down hold a card's content, a 3-seat Troccas with two alerts
+    // included (tests/web/test_layout.py checks that nothing spills out of its card)
+    box.style.fontSize = `${Math.max(9, Math.min(best.w / 23, best.h / 20)).toFixed(1)}px`;
   }
 
   function render() {
@@ -65,8 +116,11 @@
     const box = CT.el("tables");
     box.innerHTML = ids.length ? ids.map((id) => tableCard(tables.get(id))).join("") :
       `<div class="waiting">Waiting for tables…</div>`;
+    if (ids.length) layout(ids.length, box);
     const online = ids.filter((id) => tables.get(id).status === "online").length;
-    CT.el("summary").textContent = `${ids.length} table${ids.length === 1 ? "" : "s"}, ${online} online`;
+    const needs = ids.filter((id) => box.querySelector(`.tcard[data-table="${id}"].needs`)).length;
+    CT.el("summary").textContent = `${ids.length} table${ids.length === 1 ? "" : "s"}, ${online} online` +
+      (needs ? ` · ${needs} need${needs === 1 ? "s" : ""} the referee` : "");
     const c = CT.el("conn");
     c.textContent = conn === "connected" ? "live" : (conn.startsWith("refused") ? conn : "no broker");
     c.className = "pill " + (conn === "connected" ? "online" : "offline");
@@ -98,6 +152,7 @@
     CT.tables = tables;
     client.start();
     setInterval(render, 1000);
+    global.addEventListener("resize", render);
   }
 
   global.addEventListener("DOMContentLoaded", main);
