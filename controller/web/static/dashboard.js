@@ -30,11 +30,17 @@
   const REASONS = {low_confidence: "unsure", duplicate_card: "already played", not_in_deck: "not in this deck",
                    unknown_card: "unknown card", out_of_turn: "out of turn", face_down: "face down"};
 
-  /* What needs the referee at this table, most urgent first (docs/mqtt.md state fields). */
-  function alertsOf(t, stale) {
-    const st = t.state || {}, out = [];
+  /* The table's link: offline (the last will) or stale (online, but silent). */
+  function linkWarnings(t, stale) {
+    const out = [];
     if (t.status === "offline") out.push("Table offline — last known state");
     if (stale) out.push(`No news for ${CT.ago(Date.now() - Math.max(t.lastLive || 0, lastConnected || since))} — data may be stale`);
+    return out;
+  }
+
+  /* What needs the referee at this table, most urgent first (docs/mqtt.md state fields). */
+  function alertsOf(t) {
+    const st = t.state || {}, out = [];
     if (st.fault) out.push(st.fault.message || st.fault.code);
     if (st.pending && typeof st.pending.seat === "number") {
       out.push(`Card to confirm at ${t.seatName(st.pending.seat)}` +
@@ -79,8 +85,9 @@
     } else {
       body += `<div class="tbody"><div class="dturn">no match in progress</div></div>`;
     }
-    const alerts = alertsOf(t, stale);
-    const warn = alerts.length ? `<div class="dalerts">${alerts.map((a) => `<div>⚠ ${esc(a)}</div>`).join("")}</div>` : "";
+    const alerts = alertsOf(t), links = linkWarnings(t, stale);
+    const warn = (links.length ? `<div class="dwarn stale">${links.map((a) => `<div>⚠ ${esc(a)}</div>`).join("")}</div>` : "") +
+      (alerts.length ? `<div class="dalerts">${alerts.map((a) => `<div>⚠ ${esc(a)}</div>`).join("")}</div>` : "");
     const heard = t.lastHeard ? `updated ${CT.ago(Date.now() - t.lastHeard)} ago` : "";
     const game = st && st.game ? CT.gameName(st.game) : (t.meta ? CT.gameName(t.meta.game) : "");
     return `<a class="tcard ${esc(status)}${stale ? " isstale" : ""}${alerts.length ? " needs" : ""}" href="${esc(link(t.id))}" ` +
