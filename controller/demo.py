@@ -562,7 +562,8 @@ def _run(args) -> int:
         print(f"{ts.table_id}: journal {d.rt.journal_path}  (cardtable export {d.rt.journal_path})")
     print(f"MQTT: {mqtt_url}" + (" (embedded)" if broker else "") + f" · topics cardtable/v1/tables/{ids[0]}/#")
     if web_url:
-        print(f"web scoreboard: {web_url}")
+        lan = runtimes[0].web.lan_url
+        print(f"web scoreboard: {web_url}" + (f" (on the LAN: {lan})" if lan else ""))
     linger = args.linger if args.linger is not None else (0 if args.headless else None)
     try:
         if linger is None:

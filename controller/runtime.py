@@ -95,7 +95,8 @@ class Runtime:
         parts = [f"cardtable: table {self.cfg.table.id} ({self.cfg.game.name})", f"journal {Path(self.journal_path)}",
                  f"MQTT {self.mqtt_url}" + (" (embedded)" if self.broker is not None else "")]
         if self.web is not None:
-            parts.append(f"scoreboard {self.web.url}")
+            lan = self.web.lan_url
+            parts.append(f"scoreboard {self.web.url}" + (f" (LAN {lan})" if lan else ""))
         return " · ".join(parts)
 
     def close(self, status: str = "stopped") -> None:

@@ -7,6 +7,7 @@ and the read-only display account.
 from __future__ import annotations
 
 import json
+import socket
 import threading
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -32,6 +33,17 @@ def ws_url_for(broker_url: str) -> str:
         netloc = host + (f":{u.port}" if u.port else "")
         return urlunsplit((u.scheme, netloc, u.path or "/", u.query, ""))
     return f"{'wss' if u.scheme == 'mqtts' else 'ws'}://{host}:{MOSQUITTO_WS_PORT}/"
+
+
+def lan_address() -> str | None:
+    """This machine's address on the network (the source address of its default route)."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("192.0.2.1", 9))        # TEST-NET-1; a UDP connect sends nothing
+            addr = str(s.getsockname()[0])
+    except OSError:
+        return None
+    return None if addr.startswith("127.") else addr
 
 
 def page_host(host_header: str | None) -> str:
@@ -98,6 +110,14 @@ class WebServer:
     def url(self) -> str:
         host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
         return f"http://{host}:{self.port}/"
+
+    @property
+    def lan_url(self) -> str | None:
+        """The URL a TV elsewhere on the network opens (None if serving localhost only)."""
+        if self.host not in ("0.0.0.0", ""):
+            return None if self.host in LOCAL_HOSTS else self.url
+        addr = lan_address()
+        return f"http://{addr}:{self.port}/" if addr else None
 
     def start(self) -> "WebServer":
         self._thread.start()

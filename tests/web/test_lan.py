@@ -11,7 +11,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -22,7 +21,7 @@ from typing import Iterator
 
 import pytest
 
-from controller.web.server import WebServer, broker_config
+from controller.web.server import WebServer, broker_config, lan_address
 from tests.conftest import Mosquitto, free_port, wait_port
 from tests.web.standin import StandIn
 from tests.web.test_demo import kill
@@ -33,17 +32,6 @@ DUMMY = f"ctlan{os.getpid() % 100000}"
 DUMMY_ADDR = f"10.213.{os.getpid() % 250 + 1}.1"
 
 
-def _own_address() -> str | None:
-    """A non-loopback address of this machine (the source address of a route), or None."""
-    try:
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-            s.connect(("192.0.2.123", 9))      # UDP connect sends nothing
-            addr = s.getsockname()[0]
-    except OSError:
-        return None
-    return None if addr.startswith("127.") else addr
-
-
 @pytest.fixture(scope="module")
 def lan_address() -> Iterator[str]:
     # a veth pair (a dummy interface needs a kernel module some machines lack); the address
@@ -52,7 +40,7 @@ def lan_address() -> Iterator[str]:
                           f"ip addr add {DUMMY_ADDR}/32 dev {DUMMY} && ip link set {DUMMY}p up && "
                           f"ip link set {DUMMY} up", shell=True, capture_output=True).returncode == 0
     try:
-        addr = DUMMY_ADDR if made else _own_address()
+        addr = DUMMY_ADDR if made else lan_address()
         if addr is None:
             pytest.skip("no non-loopback address: run as root (a veth pair) or on a machine with a network")
         yield addr
