@@ -22,7 +22,8 @@ LEAVES = ("status", "meta", "state", "events", "alerts", "cmd_result")
 
 def acl_text(tables: Sequence[str]) -> str:
     lines = ["# written by `cardtable mqtt-users`", "",
-             "user display", "topic read cardtable/v1/#", "",
+             "user display", "topic read cardtable/v1/#",
+             "topic read homeassistant/#", "",      # Home Assistant may log in as display
              "user referee", "topic read cardtable/v1/#", "topic write cardtable/v1/tables/+/cmd/#", ""]
     for t in tables:
         lines.append(f"user table-{t}")

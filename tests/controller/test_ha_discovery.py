@@ -124,3 +124,42 @@ def test_solo_game_has_a_score_sensor_per_seat():
     assert [names[f"cardtable_t3_score_{i}"] for i in range(3)] == ["Anna score", "Bruno score", "Carla score"]
     assert render(discovery(meta)[2][1]["value_template"], json.dumps({"scores": [1, 2, -3]}).encode()) == "-3"
     assert render(discovery(meta)[0][1]["value_template"], json.dumps({"game": None}).encode()) == "None"
+
+
+def test_discovery_through_the_club_acl(tmp_path, mosquitto_factory):
+    """With the accounts `cardtable mqtt-users` writes, a table may publish its discovery
+    configs (and only its own): a Home Assistant reading as `display` sees them."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from controller.mqtt_users import write_users
+
+    d = Path(tempfile.mkdtemp(prefix="cardtable-ha-"))
+    d.chmod(0o755)
+    try:
+        users = write_users(d, ["t1", "t2"])
+        (d / "passwd").chmod(0o644)
+        broker = mosquitto_factory(password_file=d / "passwd", acl_file=d / "acl")
+        url = f"mqtt://table-t1:{users['table-t1']}@127.0.0.1:{broker.port}"
+        rt = runtime(tmp_path, url, "t1", ha=True)
+        try:
+            # a table cannot publish discovery for another table
+            rt.table.link.publish_retained("homeassistant/sensor/cardtable_t2/score_0/config", "{}")
+            time.sleep(0.5)
+            got: dict[str, bytes] = {}
+            c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+            c.username_pw_set("display", users["display"])
+            c.on_connect = lambda cl, *a: cl.subscribe("homeassistant/#", qos=1)
+            c.on_message = lambda cl, u, m: got.__setitem__(m.topic, bytes(m.payload))
+            c.connect("127.0.0.1", broker.port)
+            c.loop_start()
+            time.sleep(1.0)
+            c.loop_stop()
+            c.disconnect()
+            assert sorted(t.split("/")[-2] for t in got) == ["game", "hand", "score_0", "score_1", "status", "turn"]
+            assert all("/cardtable_t1/" in t for t in got), sorted(got)
+        finally:
+            rt.close()
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
