@@ -143,27 +143,33 @@ def test_turn_text_reads_as_a_sentence(page):
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_overlay_game_name_and_labelled_games(mosquitto_factory, page, size):
+@pytest.mark.parametrize("game,players", [("vitou", None), ("troccas", 5)])
+def test_overlay_game_name_and_labelled_games(mosquitto_factory, page, size, game, players):
     broker = mosquitto_factory(websockets=True)
-    pub = StandIn(broker.port, "ovl", "vitou", seed=11)
-    pub.until(lambda st: len(st["detail"]["current_trick"]) == 2 and len(pub.hands) >= 2)
+    pub = StandIn(broker.port, "ovl", game, seed=11, players=players)
+    pub.until(lambda st: len(st["detail"]["current_trick"]) == (players or 4) - 1 and len(pub.hands) >= 2)
     page.viewport(*size)
     page.open(f"index.html?overlay=1&broker={ws(broker)}&table=ovl&config=0&chroma=00ff00")
     page.wait(f"return document.body.dataset.seq === '{pub.seq}'", what="seq")
-    assert page.text("#ogame") == "Vitou"
-    games = pub.referee.snapshot()["detail"]["games"]
-    for i in (0, 1):
+    assert page.text("#ogame") == game.capitalize()
+    games = pub.referee.snapshot()["detail"].get("games")
+    if games is None:         # Troccas counts hands in a game, not games won
+        games = [0] * len(pub.referee.snapshot()["scores"])
+    for i in range(len(games)):
         label = page.text(f"#games-{i}")
         assert label.lower().startswith("games") and str(games[i]) in label, label
-    for a in ("#ogame", ".oside", "#trick", "#stake", "#turn"):
+    stake = ("#stake",) if game != "troccas" else ()        # Troccas has no stake
+    for a in ("#ogame", ".oside", "#trick", "#turn", *stake):
         assert_inside(page, a, size)
     assert_apart(page, ".oside", "#trick")
     assert_apart(page, ".oside", "#ogame")
     assert_apart(page, "#turn", "#trick .cardwrap")
-    assert_apart(page, "#stake", "#trick .cardwrap")
+    if stake:
+        assert_apart(page, "#stake", "#trick .cardwrap")
+    assert_apart(page, ".oside", ".oside")
     assert_apart(page, "#trick .cardwrap", "#trick .cardwrap")
     fits(page, size)
-    page.shot(f"layout-overlay-{size[0]}")
+    page.shot(f"layout-overlay-{game}-{size[0]}")
     pub.stop()
 
 

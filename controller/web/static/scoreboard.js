@@ -242,7 +242,7 @@
         `<span class="olabel">games</span> ${esc(games[i])}</span>` : "") +
       `</span>`).join("");
     const stake = st.game === "trionfetti" ? (d.comanda && d.comanda.text ? "“" + d.comanda.text + "”" : "") : stakeText(st.game, d);
-    root.innerHTML = `<div class="obar"><span class="ogame" id="ogame">${esc(CT.gameName(st.game))}</span>${sideHtml}<span class="otrick" id="trick">${trick}</span>` +
+    root.innerHTML = `<div class="obar${sides.length > 2 ? " many" : ""}"><span class="ogame" id="ogame">${esc(CT.gameName(st.game))}</span>${sideHtml}<span class="otrick" id="trick">${trick}</span>` +
       `<span class="oinfo"><span class="ostake" id="stake">${esc(stake)}</span><span class="oturn" id="turn">${esc(turnText(st))}</span></span>` +
       (table.status === "offline" ? statusPill() : "") + `</div><div id="flash"></div>`;
     showFlash();
