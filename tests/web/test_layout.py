@@ -233,3 +233,31 @@ def test_dashboard_is_a_room_view(mosquitto_factory, page, size):
     page.shot(f"layout-dashboard-{size[0]}")
     for p in pubs:
         p.stop()
+
+
+@pytest.mark.parametrize("n", [1, 12])
+def test_dashboard_scales_from_one_table_to_twelve(mosquitto_factory, page, n):
+    broker = mosquitto_factory(websockets=True)
+    pubs = []
+    for i in range(n):
+        p = StandIn(broker.port, f"s{i + 1:02d}", "vitou", seed=i + 1)
+        p.until(lambda st, p=p: len(p.hands) >= 1 and p.last_trick is not None
+                and len(st["detail"]["current_trick"]) >= 1)
+        pubs.append(p)
+    size = (1280, 720)
+    page.viewport(*size)
+    page.open(f"dashboard.html?broker={ws(broker)}&config=0")
+    page.wait(f"return document.querySelectorAll('.tcard[data-status=online]').length === {n}", what=f"{n} online")
+    cards = rects(page, ".tcard")
+    assert len(cards) == n
+    if n > 1:
+        assert_apart(page, ".tcard", ".tcard")
+    assert_inside(page, ".tcard", size)
+    fits(page, size)
+    assert sum(r["w"] * r["h"] for r in cards) >= 0.7 * size[0] * size[1]
+    for css in (".thead", ".dscores", ".dturn", ".dtrick .dcard", ".dlast .dcard"):
+        assert_within(page, css, ".tcard")
+    assert_apart(page, ".dcard", ".dscores td")
+    page.shot(f"layout-dashboard-{n}-tables-1280")
+    for p in pubs:
+        p.stop()
