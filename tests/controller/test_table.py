@@ -197,7 +197,7 @@ def test_journal_comes_before_publishing(tmp_path):
 
     def spy(state):
         recs, _ = read_records(tmp_path / "t.journal")
-        seen.append((state["seq"], len([r for r in recs if r.get("r") != "cmd"])))
+        seen.append((state["seq"], len([r for r in recs if r.get("r") not in ("cmd", "meta")])))
         orig(state)
     link.publish_state = spy
     vision.queue += [Ev("placed", 0, "hearts/king"), Ev("placed", 1, "hearts/7")]
