@@ -109,7 +109,12 @@ def scan(path: str | Path) -> Scan:
         line += 1
         end = data.find(b"\n", pos)
         if end < 0 or _is_padding(data[pos:]):       # torn last line, or NUL padding at the end
-            s.torn = data[pos:]
+            whole = data[pos:].rstrip(b"\0")
+            if _decode(whole[:-1], line)[0] is not None or _decode(whole, line)[0] is not None:
+                # a complete, checksummed record whose line end was damaged: it was published
+                s.problems.append(Problem(line, pos, "a whole record with a damaged line end", whole))
+            else:
+                s.torn = data[pos:]
             break
         raw = data[pos:end]
         rec, why, has_crc = _decode(raw, line)

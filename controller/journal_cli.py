@@ -38,15 +38,15 @@ def describe(path: str, s: Scan) -> list[str]:
     return lines
 
 
-def refold(records: list[dict[str, Any]]) -> tuple[int, list[int]]:
-    """(final seq, numbers of kept records the referee no longer accepts)."""
+def refold(records: list[dict[str, Any]], after: int) -> tuple[int, list[int]]:
+    """(final seq, numbers of event records from index ``after`` on that the referee now refuses)."""
     from controller.tablestate import TableState
 
     ts, refused = TableState(), []
-    for rec in records:
+    for i, rec in enumerate(records):
         out = ts.apply(rec)
-        if rec.get("r") == "event" and "cmd" not in rec and not out.changed:
-            refused.append(rec["n"])        # journalled only because it changed the state then
+        if i >= after and rec.get("r") == "event" and not out.changed:
+            refused.append(rec["n"])
     return ts.seq, refused
 
 
@@ -73,7 +73,8 @@ def repair(path: Path) -> list[str]:
         os.fsync(dfd)
     finally:
         os.close(dfd)
-    seq, refused = refold(kept)
+    first_lost = s.problems[0].line - 1 if s.problems else len(kept)
+    seq, refused = refold(kept, first_lost)
     out = [f"{path}: lost line {pr.line} ({pr.why}): {_excerpt(pr.raw)}" for pr in s.problems]
     if s.torn:
         out.append(f"{path}: cut a torn last line of {len(s.torn)} bytes (never published)")
@@ -81,8 +82,8 @@ def repair(path: Path) -> list[str]:
                f"bad lines in {bad_path.name}, the original in {orig.name}")
     if refused:
         shown = ", ".join(map(str, refused[:10])) + (" …" if len(refused) > 10 else "")
-        out.append(f"{path}: {len(refused)} kept record(s) no longer accepted without the lost lines "
-                   f"(new numbers {shown}): re-enter or correct that play")
+        out.append(f"{path}: {len(refused)} later event record(s) are refused by the referee without the lost "
+                   f"line(s) (new numbers {shown}): check that play, re-enter it with cmd/event")
     return out
 
 
