@@ -511,6 +511,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (RuntimeError_, JournalError, OSError, ValueError) as exc:
         print(f"cardtable run: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:               # unexpected: one line, a fault exit (Runtime left it offline)
+        print(f"cardtable run: internal error while starting ({type(exc).__name__}: {str(exc)[:200]})",
+              file=sys.stderr)
+        return 4
     stop = {"now": False}
 
     def on_signal(*_):

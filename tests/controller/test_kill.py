@@ -103,7 +103,11 @@ def test_kill_dash_nine_anywhere(tmp_path, mosquitto):
         assert p.wait(400) == 0, p.stderr.read().decode()
         break
     assert kills >= DEMO_KILLS, f"only {kills} kills before the match ended"
-    print(f"\ndemo (camera) kills: {kills}, mismatches 0")
+    asked = lambda path: [r for r in read_records(path)[0] if r.get("r") == "pending"]    # noqa: E731
+    spurious = len(asked(journal)) - len(asked(ref_journal))
+    print(f"\ndemo (camera) kills: {kills}, mismatches 0, confirmations asked: {len(asked(journal))} "
+          f"(uninterrupted run: {len(asked(ref_journal))}), reasons {sorted({r['reason'] for r in asked(journal)})}")
+    assert spurious <= 0, f"{spurious} more confirmations than the uninterrupted run: restarts ask again"
     final, _ = fold(journal)
     assert game_state(final) == game_state(ref_ts)
     assert status.wait(lambda m: m and m[-1][1] == b"stopped")
