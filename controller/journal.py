@@ -110,8 +110,10 @@ def scan(path: str | Path) -> Scan:
         end = data.find(b"\n", pos)
         if end < 0 or _is_padding(data[pos:]):       # torn last line, or NUL padding at the end
             whole = data[pos:].rstrip(b"\0")
-            if _decode(whole[:-1], line)[0] is not None or _decode(whole, line)[0] is not None:
-                # a complete, checksummed record whose line end was damaged: it was published
+            if whole and whole[-1:] != b"}" and _decode(whole[:-1], line)[2] and _decode(whole[:-1], line)[0]:
+                # a complete, checksummed record whose newline became another byte: it was fsynced
+                # and published (a write cut short lacks bytes; it cannot end in a good checksum
+                # followed by one more byte)
                 s.problems.append(Problem(line, pos, "a whole record with a damaged line end", whole))
             else:
                 s.torn = data[pos:]
