@@ -172,7 +172,9 @@ def test_kill_run_every_game(tmp_path, mosquitto, game):
         online = len([m for m in w.messages if m[0].endswith("/status") and m[1] == b"online"])
         p = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--config", str(cfg)],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        assert w.wait(lambda m: len([x for x in m if x[0].endswith("/status") and x[1] == b"online"]) > online, 60)
+        if not w.wait(lambda m: len([x for x in m if x[0].endswith("/status") and x[1] == b"online"]) > online, 120):
+            p.kill()
+            raise AssertionError(f"life {kills + 1} never came online: {p.stderr.read()[-2000:]}")
         kill_after = rng.randint(1, per_life) if kills < KILLS else None
         life = 0
         sent: set[int] = set()
@@ -186,19 +188,20 @@ def test_kill_run_every_game(tmp_path, mosquitto, game):
                     w.publish("cardtable/v1/tables/k1/cmd/event", json.dumps({"id": f"e{i}", "event": events[i]}))
                     sent.add(i)
                     nxt = max(nxt, i + 1)
-            w.wait(lambda m: f"e{first}" in {r["id"] for r in w.json_of("cmd_result")}, 10)
-            for r in w.json_of("cmd_result"):
-                if r["id"] not in answered:
-                    answered[r["id"]] = r
-                    life += 1
             if kill_after is not None and life >= kill_after:
-                time.sleep(rng.uniform(0, 0.02))      # somewhere in the next commands' handling
+                time.sleep(rng.uniform(0, 0.03))      # the window just sent is in flight
                 os.kill(p.pid, signal.SIGKILL)
                 p.wait()
                 kills += 1
                 ts, _ = fold(journal)
                 assert game_state(ts) == ref_states[len(ts.referee.accepted)], f"kill {kills}: state differs"
                 break
+            window = {f"e{i}" for i in sent if i >= first}
+            w.wait(lambda m: window <= {r["id"] for r in w.json_of("cmd_result")}, 10)
+            for r in w.json_of("cmd_result"):
+                if r["id"] not in answered:
+                    answered[r["id"]] = r
+                    life += 1
         if p.poll() is None and kill_after is None:
             p.send_signal(signal.SIGTERM)
             assert p.wait(30) == 0, p.stderr.read()
