@@ -83,6 +83,8 @@ def _decode(raw: bytes, expect_n: int) -> tuple[dict[str, Any] | None, str, bool
         return None, "not valid JSON", m is not None
     if not isinstance(rec, dict):
         return None, "not a JSON object", m is not None
+    if m is None and "crc" in rec:
+        return None, "damaged checksum field", True
     if rec.get("n") != expect_n:
         return None, f"record number {rec.get('n')!r} where {expect_n} was due", m is not None
     rec.pop("crc", None)
@@ -125,12 +127,12 @@ def scan(path: str | Path) -> Scan:
         else:
             if has_crc:
                 with_crc += 1
-            else:
-                without_crc.append(Problem(line, pos, "no checksum where every other record has one", raw))
+            elif with_crc:            # journals from before checksums have none: only as a prefix
+                without_crc.append(Problem(line, pos, "no checksum after records that have one", raw))
             s.records.append(rec)
             s.lines.append((pos, raw))
         pos = end + 1
-    if with_crc and without_crc:      # a damaged checksum field: legacy journals have none at all
+    if without_crc:                   # a damaged checksum field
         bad = {pr.line for pr in without_crc}
         keep = [i for i, (off, _) in enumerate(s.lines) if data.count(b"\n", 0, off) + 1 not in bad]
         s.records = [s.records[i] for i in keep]

@@ -280,7 +280,6 @@ def test_enospc_on_a_real_full_filesystem(tiny_fs, tmp_path):
     """`cardtable run` on a 64 KB tmpfs with a real Mosquitto: commands until the disk is full.
     Every answered command and every published state is on disk; the table exits 3 with one
     line, retained status `offline`; after space is freed it resumes the published state."""
-    from tests.conftest import Mosquitto  # noqa: F401  (the fixture type)
     path = tiny_fs / "club.journal"
     (tiny_fs / "filler").write_bytes(b"x" * (48 * 1024))
     cfg = tmp_path / "t.toml"
@@ -356,3 +355,28 @@ def test_a_record_cut_just_before_its_newline_is_torn(tmp_path):
     path.write_bytes(data[:-1])
     got, good = read_records(path)
     assert got == recs[:-1] and scan(path).torn == data[data.rindex(b"\n", 0, len(data) - 1) + 1:-1]
+
+
+def test_a_journal_from_before_checksums_is_still_read_and_checked(tmp_path, capsys):
+    """Journals written by earlier versions (no crc, no wall, no meta record) resume and export."""
+    path = tmp_path / "old.journal"
+    lines = [{"n": i + 1, "r": "event", "event": ev, "src": "test"} for i, ev in enumerate(SIM[:40])]
+    path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in lines))
+    recs, good = read_records(path)
+    assert len(recs) == 40 and good == path.stat().st_size
+    t, _, link, _ = make(path)
+    t.open()
+    assert link.state == fold_state(path)
+    assert t.on_command(*cmd("event", id="new", event=SIM[40]))["ok"]       # a checksummed record after them
+    t.close()
+    assert len(read_records(path)[0]) == 41
+    t, _, link, _ = make(path)
+    t.open()
+    assert link.state == fold_state(path) and link.state["seq"] == 41
+    t.close()
+    assert journal_mod.export_main([str(path), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["records"] > 0
+    truco = {"event": "start", "game": "truco", "dealer": 0, "players": 4}
+    t, _, _, _ = make(path, start=truco, meta={"table": "t1", "game": "truco", "players": 4})
+    with pytest.raises(JournalMismatch, match=r"\[game\] name = 'vitou'"):
+        t.open()
