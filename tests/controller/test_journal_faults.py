@@ -11,7 +11,6 @@ import errno
 import json
 import os
 import random
-import shutil
 import subprocess
 import sys
 import uuid
