@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("controller.table:main", "run a table: camera, referee, LEDs, board and MQTT (resumes from the journal)"),
     "replay": ("controller.journal:replay_main", "re-judge a match journal and print it"),
     "export": ("controller.journal:export_main", "export a match record (JSON or a text scoresheet)"),
+    "journal": ("controller.journal_cli:main", "check a match journal, or repair one (bad lines kept aside)"),
     "board": ("controller.board.cli:main", "LED/button board tools: selftest against a board or the simulator"),
     "mqtt-users": ("controller.mqtt_users:main", "create the Mosquitto users and password file for a table"),
 }

@@ -65,7 +65,13 @@ class Runtime:
 
             publish_discovery(link, meta_for(self.cfg), self.cfg.mqtt.ha_prefix)
         link.start()
-        table.open()
+        try:
+            table.open()
+        except Exception:       # a journal refused (corrupt, another match's): leave as a fault, not online
+            table.close("offline")
+            if self.broker is not None:
+                self.broker.stop()
+            raise
         if self.want_web and self.cfg.web.port:
             self.start_web()
 

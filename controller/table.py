@@ -12,6 +12,12 @@ this deck, out of turn, face down where not allowed) is never judged silently: i
 ``pending``, the seat's LED blinks, an ``alerts`` message goes out, and the referee
 confirms or corrects it (seat button short = confirm, long = reject; or ``cmd/confirm``,
 ``cmd/reject``). While a card is pending, further cards from the camera wait.
+
+Every input is bounded before it becomes a record (:data:`MAX_COMMAND_BYTES`,
+:data:`MAX_INPUT_DEPTH`, :func:`_card_of`, :func:`_press_ok`). If the journal cannot be
+written (full disk, I/O error) or anything unexpected fails, the table *halts*: it judges
+nothing more, lights the fault LED, and ``cardtable run`` exits non-zero with the retained
+``status`` ``offline``; nothing unrecorded was published.
 """
 from __future__ import annotations
 
@@ -26,13 +32,52 @@ from typing import Any, Callable, Protocol, Sequence
 from controller.buttons import press_event
 from controller.journal import Journal, JournalError
 from controller.panel import ButtonPress
-from controller.tablestate import Outcome, TableState
+from controller.tablestate import FACE_DOWN, Outcome, TableState
 
 MAX_ID = 64
+# Input bounds, checked before anything is parsed further or journalled. The largest
+# legitimate command is a cmd/start with a game's options or a cmd/event with a CONTRACT
+# event: < 400 bytes and 3 levels of nesting (test_table.py::test_bounds_leave_room_for_real_commands
+# measures every verb); 10x the bytes and twice the depth leave room, and a hostile 10 MB or
+# 988-deep payload is answered with an error, never stored or echoed.
+MAX_COMMAND_BYTES = 4096
+MAX_INPUT_DEPTH = 6
+MAX_CARD_CHARS = 40        # card ids are "suit/rank" (CONTRACT §1): the longest is 17 characters
+MAX_SEAT = 15              # seats are 0..players-1, players <= 6; a board frame claiming more is noise
+MAX_BUTTON = 7             # the board has at most a few buttons per seat
+ECHO_CHARS = 40            # how much of a bad verb or field an answer repeats
+# Judgments of this run kept for inspection (tests, the demo); the journal has them all.
+MAX_JUDGED = 1000
 
 
 class CommandError(ValueError):
     """A command that cannot be applied; the message starts with its error code."""
+
+
+class JournalMismatch(JournalError):
+    """The journal belongs to another table, game or player count than the config."""
+
+
+class TableHalted(JournalError):
+    """The table stopped judging after a fault (the journal could not be written)."""
+
+
+def depth(obj: Any, limit: int) -> int:
+    """Nesting depth of a JSON value, counted without recursion, stopping past ``limit``."""
+    deepest, stack = 0, [(obj, 1)]
+    while stack:
+        o, d = stack.pop()
+        if isinstance(o, dict):
+            items = list(o.values())
+        elif isinstance(o, list):
+            items = o
+        else:
+            continue
+        deepest = max(deepest, d)
+        if deepest > limit:
+            break
+        stack += [(v, d + 1) for v in items]
+    return deepest
 
 
 class CardInput(Protocol):
@@ -61,12 +106,22 @@ class Table:
         self._held: deque[Any] = deque()
         self._shown: tuple | None = None
         self._restored: set[tuple[int, str]] = set()   # cards judged before a restart, still lying there
-        self.judged: list[dict[str, Any]] = []       # (seq-tagged) judgments published this run
+        self.judged: deque[dict[str, Any]] = deque(maxlen=MAX_JUDGED)   # (seq-tagged) published this run
+        self.halted: str | None = None
+        self.identity = {"table": table_id,
+                         "game": self.meta.get("game") or (start_event or {}).get("game"),
+                         "players": self.meta.get("players") or (start_event or {}).get("players")}
 
     # ----- start-up -------------------------------------------------------------------
     def open(self) -> None:
-        """Replay the journal (the state before a crash), publish it, start a match if none."""
-        for rec in self.journal.open():
+        """Replay the journal (the state before a crash), publish it, start a match if none.
+        Raises JournalCorrupt / JournalMismatch (one line, the file left as it was)."""
+        records = self.journal.open()
+        if records:
+            self._check_identity(records[0])
+        else:
+            self.journal.append({"r": "meta", **self.identity})
+        for rec in records:
             self.ts.apply(rec)
         self._restored = self.ts.on_table()
         self.link.publish_meta(self.meta)
@@ -74,6 +129,34 @@ class Table:
         if self.ts.referee.game is None and self.start_event is not None:
             self.submit({"r": "event", "event": dict(self.start_event), "src": "config"})
         self._refresh_panels(force=True)
+
+    def _check_identity(self, first: dict[str, Any]) -> None:
+        """The journal's first record names its table, game and players: they must be the config's."""
+        if first.get("r") == "meta":
+            theirs = {k: first.get(k) for k in self.identity}
+        elif first.get("r") == "event" and isinstance(first.get("event"), dict) \
+                and first["event"].get("event") == "start":     # a journal from before meta records
+            theirs = {"table": None, "game": first["event"].get("game"), "players": first["event"].get("players")}
+        else:
+            return
+        keys = {"table": "[table] id", "game": "[game] name", "players": "[game] players"}
+        wrong = [k for k, v in theirs.items() if v is not None and self.identity.get(k) is not None
+                 and v != self.identity[k]]
+        if wrong:
+            fix = ", ".join(f"{keys[k]} = {theirs[k]!r}" for k in wrong)
+            mine = ", ".join(f"{k} {self.identity[k]!r}" for k in wrong)
+            self.journal.close()
+            raise JournalMismatch(f"{self.journal.path} is the journal of another match ({fix.replace(' = ', ' ')}; "
+                                  f"the config has {mine}): set {fix}, or give a new [journal] path")
+
+    def halt(self, reason: str) -> None:
+        """Stop judging (the journal failed): the fault LED, nothing more published."""
+        self.halted = reason
+        for p in self.panels:
+            try:
+                p.set_status("fault")
+            except Exception:       # a dying board must not hide the journal's fault
+                pass
 
     def close(self, status: str = "stopped") -> None:
         self.link.stop(status)
@@ -85,9 +168,15 @@ class Table:
 
     # ----- the one way the state moves ------------------------------------------------
     def submit(self, rec: dict[str, Any], journal_always: bool = False) -> Outcome:
+        if self.halted:
+            raise TableHalted(self.halted)
         out = self.ts.apply(rec)
         if out.changed or journal_always:
-            self.journal.append(rec)             # fsync: before anything is published
+            try:
+                self.journal.append(rec)         # fsync: before anything is published
+            except JournalError as exc:
+                self.halt(str(exc))              # self.ts moved past the journal: judge no more
+                raise
         if out.changed:
             self._publish(out)
         return out
@@ -126,6 +215,8 @@ class Table:
     # ----- one round --------------------------------------------------------------------
     def step(self) -> int:
         """Poll every input once and act on what came; returns how many inputs were handled."""
+        if self.halted:
+            raise TableHalted(self.halted)
         n = 0
         events = self.vision.poll() if self.vision is not None else []
         self._check_fault()
@@ -166,28 +257,24 @@ class Table:
     # ----- vision -----------------------------------------------------------------------
     def on_card_event(self, ev: Any) -> None:
         kind = getattr(ev, "event", None)
+        seat, card, conf, face_up = _seat_of(ev), _card_of(ev), _confidence_of(ev), bool(getattr(ev, "face_up", True))
+        seen = (seat, card if face_up else FACE_DOWN)
         if kind == "cleared":
             self._restored.clear()
         if kind == "removed":
-            self._restored.discard((ev.seat, ev.card))
+            self._restored.discard(seen)
         if kind not in ("placed", "needs_confirmation"):
             return                                   # removed / cleared: tricks being gathered
-        if kind == "placed" and (ev.seat, ev.card) in self._restored:
-            self._restored.discard((ev.seat, ev.card))
-            return                                   # judged before a restart; the camera sees it again
-        unsure = kind == "needs_confirmation" or ev.card is None or float(ev.confidence) < self.min_confidence
-        mine = [rc for rc in self._restored if rc[0] == ev.seat]
-        if unsure and len(mine) == 1:                # the same card, seen less well than before
-            self._restored.discard(mine[0])
+        if seen in self._restored and not (face_up and card is None):
+            # judged before a restart, matched by seat AND card: the camera sees it again
+            self._restored.discard(seen)
             confirm = getattr(self.vision, "confirm", None)
-            if confirm is not None:
-                confirm(mine[0][0], mine[0][1])
+            if face_up and confirm is not None and (kind == "needs_confirmation" or conf < self.min_confidence):
+                confirm(seat, card)                  # the same card by seat and id, seen less well
             return
         if self.ts.pending is not None:
             self._held.append(ev)
             return
-        seat, card, conf = ev.seat, ev.card, float(ev.confidence)
-        face_up = bool(ev.face_up)
         if kind == "needs_confirmation" or (face_up and (card is None or conf < self.min_confidence)):
             self._pend(seat, card, conf, "low_confidence")
             return
@@ -205,6 +292,10 @@ class Table:
 
     # ----- buttons -----------------------------------------------------------------------
     def on_press(self, press: ButtonPress) -> None:
+        if not _press_ok(press):
+            self.link.publish_alert(self.ts.seq, {"code": "rejected_press", "seat": None,
+                                                  "message": f"ignored a malformed button press {str(press)[:ECHO_CHARS]!r}"})
+            return
         pending = self.ts.pending
         if pending is not None and pending.get("seat") == press.seat and press.button == 0:
             if press.kind == "short" and pending.get("card"):
@@ -224,11 +315,19 @@ class Table:
 
     # ----- commands (referee tablet over MQTT) -------------------------------------------
     def on_command(self, verb: str, payload: bytes) -> dict[str, Any]:
-        """Apply one command at most once; always answers on ``cmd_result``; never raises."""
+        """Apply one command at most once; always answers on ``cmd_result``; never raises
+        (but a journal failure, which halts the table)."""
+        verb = str(verb)[:ECHO_CHARS]
+        if len(payload) > MAX_COMMAND_BYTES:
+            return self._result({"id": None, "ok": False, "verb": verb,
+                                 "error": f"bad_command: {len(payload)} bytes (at most {MAX_COMMAND_BYTES})"})
         try:
             obj = json.loads(payload)
         except (ValueError, UnicodeDecodeError, RecursionError):
             return self._result({"id": None, "ok": False, "error": "bad_command: not valid JSON", "verb": verb})
+        if depth(obj, MAX_INPUT_DEPTH) > MAX_INPUT_DEPTH:
+            return self._result({"id": None, "ok": False, "verb": verb,
+                                 "error": f"bad_command: nested deeper than {MAX_INPUT_DEPTH} levels"})
         cid = obj.get("id") if isinstance(obj, dict) else None
         if not isinstance(cid, str) or not 0 < len(cid) <= MAX_ID:
             return self._result({"id": cid if isinstance(cid, (str, int)) else None, "ok": False,
@@ -297,6 +396,32 @@ class Table:
         if "game" in obj and "players" not in obj:
             ev.pop("players", None)
         return {"r": "event", "event": ev, "src": "cmd"}
+
+
+def _seat_of(ev: Any) -> int | None:
+    seat = getattr(ev, "seat", None)
+    return seat if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat <= MAX_SEAT else None
+
+
+def _card_of(ev: Any) -> str | None:
+    card = getattr(ev, "card", None)
+    return card if isinstance(card, str) and 0 < len(card) <= MAX_CARD_CHARS else None
+
+
+def _confidence_of(ev: Any) -> float:
+    try:
+        conf = float(getattr(ev, "confidence", 0.0))
+    except (TypeError, ValueError):
+        return 0.0
+    return conf if 0.0 <= conf <= 1.0 else 0.0
+
+
+def _press_ok(press: Any) -> bool:
+    """A press from a pin or a board frame: seat, button and kind within their ranges."""
+    seat, button = getattr(press, "seat", None), getattr(press, "button", None)
+    return (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat <= MAX_SEAT
+            and isinstance(button, int) and not isinstance(button, bool) and 0 <= button <= MAX_BUTTON
+            and getattr(press, "kind", None) in ("short", "long"))
 
 
 def _only(obj: dict[str, Any], allowed: set[str]) -> None:
@@ -386,6 +511,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (RuntimeError_, JournalError, OSError, ValueError) as exc:
         print(f"cardtable run: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:               # unexpected: one line, a fault exit (Runtime left it offline)
+        print(f"cardtable run: internal error while starting ({type(exc).__name__}: {str(exc)[:200]})",
+              file=sys.stderr)
+        return 4
     stop = {"now": False}
 
     def on_signal(*_):
@@ -403,6 +532,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except JournalError as exc:            # disk full or gone: stop before judging unrecorded play
         print(f"cardtable run: {exc}; stopping (nothing unrecorded was published)", file=sys.stderr)
         code = 3
+    except Exception as exc:               # a bug or a part failing unexpectedly: a fault, not a clean stop
+        rt.table.halt(f"{type(exc).__name__}: {exc}")
+        print(f"cardtable run: internal error ({type(exc).__name__}: {str(exc)[:200]}); stopping", file=sys.stderr)
+        code = 4
     finally:
         rt.close("offline" if code else "stopped")
     return code

@@ -9,8 +9,10 @@ restarted from its journal is exactly the table that crashed (``seq`` included).
 - ``{"r": "reject", "cmd": {...}?}`` the pending card was not a play;
 - ``{"r": "fault", "fault": {"code", "message"} | null}`` camera or board lost / back;
 - ``{"r": "cmd", "id", "verb", "error"}`` a rejected command, kept so a replayed id is
-  answered and never judged (no state change, no ``seq``).
-No clocks, no I/O.
+  answered and never judged (no state change, no ``seq``);
+- ``{"r": "meta", "table", "game", "players"}`` the first record: whose journal this is
+  (checked against the config on start; no state change, no ``seq``).
+The journal's own fields (``n``, ``wall``) are ignored here. No clocks, no I/O.
 """
 from __future__ import annotations
 
@@ -21,6 +23,12 @@ from typing import Any
 from controller.rules.referee import Referee
 
 MAX_ALERTS = 10
+# Command ids remembered (answered as duplicates, never applied twice). A referee client
+# re-sends only what it has not seen answered (paho's QoS 1 redelivery, a tablet retrying
+# its last few commands), so the window only has to outlast a session; 4096 ids is hours
+# of refereeing (a busy match sends < 1 command/min) at ~200 bytes each.
+MAX_SEEN = 4096
+FACE_DOWN = "<face down>"      # the card of a face-down play in on_table()
 
 
 @dataclass
@@ -69,18 +77,19 @@ class TableState:
             self._alert(alert, out)
             out.changed = True
         elif kind == "reject":
-            self.pending = None
+            self._settle()
             out.changed = True
         elif kind == "fault":
             new, old = rec.get("fault"), self.fault
             self.fault = dict(new) if new else None
             if old and (not new or new.get("code") != old.get("code")):
+                self.alerts = [a for a in self.alerts if a.get("code") != old.get("code")]   # resolved
                 code = str(old.get("code", "fault")).replace("_lost", "_back")
                 out.alerts.append({"code": code, "seat": None, "message": f"{code.replace('_', ' ')}"})
             if new:
                 self._alert({"code": new.get("code", "fault"), "seat": None, "message": new.get("message", "")}, out)
             out.changed = True
-        elif kind == "cmd":
+        elif kind in ("cmd", "meta"):
             pass
         else:
             out.errors.append({"judgment": "error", "code": "bad_event", "message": f"unknown journal record {kind!r}"})
@@ -108,7 +117,7 @@ class TableState:
         else:
             self._marks.append(before)
         if rec.get("src") == "confirm":
-            self.pending = None
+            self._settle()
         for j in judgments:
             k = j.get("judgment")
             if k == "trick":
@@ -120,8 +129,14 @@ class TableState:
         out.judgments = judgments
 
     def _alert(self, alert: dict[str, Any], out: Outcome) -> None:
-        self.alerts = (self.alerts + [alert])[-MAX_ALERTS:]
+        """Retain it once: an identical alert already there moves to the end, not piles up."""
+        self.alerts = ([a for a in self.alerts if a != alert] + [alert])[-MAX_ALERTS:]
         out.alerts.append(alert)
+
+    def _settle(self) -> None:
+        """The pending card was confirmed or rejected: its question is no longer open."""
+        self.pending = None
+        self.alerts = [a for a in self.alerts if a.get("code") != "confirm_card"]
 
     def _remember_cmd(self, rec: dict[str, Any], out: Outcome) -> None:
         if rec.get("r") == "cmd":
@@ -132,6 +147,9 @@ class TableState:
         else:
             return
         if isinstance(cid, str):
+            self.seen.pop(cid, None)
+            while len(self.seen) >= MAX_SEEN:
+                del self.seen[next(iter(self.seen))]      # the oldest id
             self.seen[cid] = {"id": cid, "ok": err is None, "error": err, "verb": verb, "seq": self.seq}
 
     @staticmethod
@@ -172,24 +190,29 @@ class TableState:
         return g.to_act()
 
     def candidates(self) -> list[str] | None:
-        """Cards vision may still see played (the rest would be impossible)."""
+        """Cards vision may see: those not played yet, and those judged and still lying on the
+        table (a camera restarted mid-trick must be able to read them as what they are)."""
         g = self.referee.game
-        return None if g is None else g.unplayed_cards()
+        if g is None:
+            return None
+        cards = g.unplayed_cards()
+        lying = sorted({c for _, c in self.on_table() if c != FACE_DOWN} - set(cards))
+        return cards + lying
 
     def on_table(self) -> set[tuple[int, str]]:
         """(seat, card) judged and maybe still lying on the table: the current trick, and the
-        last trick while it belongs to this hand (a camera restarted now sees them again)."""
+        last trick while it belongs to this hand (a camera restarted now sees them again).
+        A face-down play is (seat, FACE_DOWN)."""
         seen: set[tuple[int, str]] = set()
         snap = self.referee.snapshot() or {}
         detail = snap.get("detail") or {}
-        for c in detail.get("current_trick") or []:
-            if c.get("card"):
-                seen.add((c["seat"], c["card"]))
+        plays = list(detail.get("current_trick") or [])
         lt = self.last_trick or {}
         if lt and lt.get("hand") == detail.get("hand") and not snap.get("finished"):
-            for c in lt.get("cards") or []:
-                if c.get("card"):
-                    seen.add((c["seat"], c["card"]))
+            plays += list(lt.get("cards") or [])
+        for c in plays:
+            if isinstance(c, dict) and isinstance(c.get("seat"), int):
+                seen.add((c["seat"], c.get("card") or FACE_DOWN))
         return seen
 
     def deck_id(self) -> str | None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import enum
 import re
 import time
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Protocol
@@ -22,6 +23,9 @@ from typing import Callable, Iterable, Iterator, Protocol
 import cv2
 import numpy as np
 
+# Fault messages a ReopeningSource keeps (for its status and the tests): the latest are what
+# a person needs, and an unplugged camera retrying every 30 s for a week would otherwise grow.
+MAX_FAULTS = 100
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
 
 
@@ -209,7 +213,7 @@ class ReopeningSource(_Base):
         self.delay = self.backoff_min
         self.next_try = clock()
         self.reopen_count = 0
-        self.faults: list[str] = []
+        self.faults: deque[str] = deque(maxlen=MAX_FAULTS)     # the latest only: a flaky camera runs for days
         self.index = 0
         self.status = SourceStatus.REOPENING
         self._try_open()

@@ -115,3 +115,23 @@ def test_journal_survives_kill_mid_append(tmp_path):
     p.wait()
     recs, good = read_records(path)
     assert recs and all(r["n"] == i + 1 for i, r in enumerate(recs))
+
+
+def test_records_carry_wall_time_and_replay_does_not_depend_on_it(tmp_path, capsys):
+    """#17: each record says when it was written (UTC); replay and export ignore it."""
+    import re
+
+    outs = []
+    for k, now in enumerate([1_700_000_000.0, 1_800_000_123.456]):
+        path = tmp_path / f"w{k}.journal"
+        j = Journal(path, wall=lambda now=now: now)
+        j.open()
+        for ev in simulator("vitou")(7)[:30]:
+            j.append({"r": "event", "event": ev, "src": "test"})
+        j.close()
+        recs, _ = read_records(path)
+        assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", r["wall"]) for r in recs)
+        assert replay_main([str(path), "--json"]) == 0
+        outs.append(capsys.readouterr().out)
+    assert recs[0]["wall"] == "2027-01-15T08:02:03.456Z"
+    assert outs[0] == outs[1] and outs[0]

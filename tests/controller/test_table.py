@@ -197,7 +197,7 @@ def test_journal_comes_before_publishing(tmp_path):
 
     def spy(state):
         recs, _ = read_records(tmp_path / "t.journal")
-        seen.append((state["seq"], len([r for r in recs if r.get("r") != "cmd"])))
+        seen.append((state["seq"], len([r for r in recs if r.get("r") not in ("cmd", "meta")])))
         orig(state)
     link.publish_state = spy
     vision.queue += [Ev("placed", 0, "hearts/king"), Ev("placed", 1, "hearts/7")]
@@ -236,3 +236,169 @@ def test_any_command_payload_is_answered_never_raises(tmp_path_factory, verb, bo
     if not result["ok"]:
         assert t.ts.seq == before
     t.journal.close()
+
+
+# ----- after a restart: matched by seat AND card, the rest judged (issue 16 item 3) ------
+from controller.sim import simulator  # noqa: E402
+from controller.table import MAX_COMMAND_BYTES, MAX_INPUT_DEPTH, MAX_JUDGED, depth  # noqa: E402
+from controller.tablestate import FACE_DOWN, MAX_SEEN  # noqa: E402
+
+
+def one_trick(t, vision) -> list[tuple[int, str]]:
+    plays = [(0, "hearts/king"), (1, "hearts/7"), (2, "hearts/8"), (3, "hearts/9")]
+    vision.queue += [Ev("placed", s, c) for s, c in plays]
+    t.step()
+    assert t.ts.last_trick and len(t.ts.last_trick["cards"]) == 4
+    return plays
+
+
+def restarted(tmp_path, t):
+    t.journal.close()
+    return make(tmp_path)
+
+
+def test_after_restart_a_new_face_down_or_unsure_card_of_a_last_trick_seat_is_judged(tmp_path):
+    t, vision, link, _, _ = make(tmp_path)
+    one_trick(t, vision)
+    winner = t.ts.last_trick["winner"]
+    t2, vision2, link2, _, _ = restarted(tmp_path, t)
+    before = t2.ts.seq
+    vision2.queue.append(Ev("placed", winner, None, 0.9, face_up=False))     # a new play, face down
+    t2.step()
+    assert t2.ts.seq == before + 1 and t2.ts.pending["seat"] == winner       # not swallowed: asked
+    assert t2.ts.pending["reason"] == "not_allowed" and link2.alerts[-1]["code"] == "confirm_card"
+    t2.on_command(*cmd("reject", id="r1"))
+    vision2.queue.append(Ev("placed", winner, "spades/7", 0.5))             # a new play, read badly
+    t2.step()
+    assert t2.ts.pending == {"seat": winner, "card": "spades/7", "confidence": 0.5, "reason": "low_confidence"}
+    assert [a["code"] for a in t2.ts.alerts].count("confirm_card") == 1
+
+
+def test_after_restart_cards_seen_again_are_matched_by_seat_and_card(tmp_path):
+    t, vision, link, _, _ = make(tmp_path)
+    one_trick(t, vision)
+    lead = t.ts.turn()[0]
+    vision.queue.append(Ev("placed", lead, "spades/king"))
+    t.step()
+    t2, vision2, link2, _, _ = restarted(tmp_path, t)
+    state = t2.ts.state()
+    assert (lead, "spades/king") in t2._restored and "spades/king" in t2.ts.candidates()   # vision may read it
+    # the current trick's card, seen again only with low confidence: the same card by seat and id
+    vision2.queue.append(Ev("placed", lead, "spades/king", 0.4))
+    # a last-trick card still lying there, read right
+    vision2.queue.append(Ev("placed", 1, "hearts/7"))
+    t2.step()
+    assert t2.ts.state() == state and link2.alerts == []                     # no spurious confirmation
+    assert vision2.confirmed == [(lead, "spades/king")]
+    # the same card id at another seat is not the card the journal has there
+    vision2.queue.append(Ev("placed", (lead + 2) % 4, "hearts/8", 0.95))
+    t2.step()
+    assert t2.ts.pending is not None and t2.ts.pending["reason"] != "low_confidence"
+
+
+def test_a_face_down_card_judged_before_a_restart_is_recognised_again(tmp_path):
+    match = simulator("truco")(5)
+    k = next(i for i, e in enumerate(match) if e.get("face_down"))
+    start = dict(match[0], players=4)
+    t = Table(Journal(tmp_path / "f.journal"), NullLink(), table_id="t1", start_event=start,
+              vision=FakeVision())
+    t.open()
+    for i, ev in enumerate(match[1:k + 1]):
+        assert t.on_command(*cmd("event", id=f"e{i}", event=ev))["ok"]
+    seat = match[k]["seat"]
+    assert (seat, FACE_DOWN) in t.ts.on_table()
+    t.close()
+    vision = FakeVision()
+    t = Table(Journal(tmp_path / "f.journal"), NullLink(), table_id="t1", start_event=start, vision=vision)
+    t.open()
+    state = t.ts.state()
+    vision.queue.append(Ev("placed", seat, None, 0.9, face_up=False))
+    t.step()
+    assert t.ts.state() == state
+    vision.queue.append(Ev("placed", seat, None, 0.9, face_up=False))      # a second one is new: judged
+    t.step()
+    assert t.ts.state() != state
+    t.close()
+
+
+# ----- alerts: resolved ones cleared, identical ones not piled up (item 10) --------------
+def test_alerts_are_cleared_when_resolved_and_not_piled_up(tmp_path):
+    t, vision, link, factory, clock = make(tmp_path)
+    vision.queue.append(Ev("placed", 0, "hearts/king", 0.4))
+    t.step()
+    assert [a["code"] for a in link.state["alerts"]] == ["confirm_card"]
+    t.on_command(*cmd("reject", id="r1"))
+    assert link.state["alerts"] == [] and link.state["status"] == "ok"
+    for i in range(3):                       # the same doubtful card three times: one alert retained
+        vision.queue.append(Ev("placed", 0, "hearts/king", 0.4))
+        t.step()
+        if i < 2:
+            t.on_command(*cmd("reject", id=f"x{i}"))
+    assert [a["code"] for a in link.state["alerts"]] == ["confirm_card"]
+    assert t.on_command(*cmd("confirm", id="c1"))["ok"]
+    assert link.state["alerts"] == [] and link.state["detail"]["current_trick"] == [{"seat": 0, "card": "hearts/king"}]
+    vision.fault = "camera: stalled"
+    t.step()
+    assert [a["code"] for a in link.state["alerts"]] == ["camera_lost"]
+    vision.fault = None
+    t.step()
+    assert link.state["alerts"] == [] and link.alerts[-1]["code"] == "camera_back"
+
+
+# ----- inputs bounded before they are journalled (item 4) ---------------------------------
+def test_bounds_leave_room_for_real_commands(tmp_path):
+    """The biggest legitimate command of each verb, measured: far inside the bounds."""
+    t, _, _, _, _ = make(tmp_path)
+    opts = {"points_to_win": 14, "games_to_win": 2}
+    real = [{"id": "x" * 64, "game": "trionfetti", "dealer": 5, "players": 6, "options": opts},
+            {"id": "x" * 64, "event": {"event": "start", "game": "troccas", "dealer": 3, "players": 4, "options": opts}},
+            {"id": "x" * 64, "event": {"event": "comanda", "seat": 0, "text": "x" * 120}},
+            {"id": "x" * 64, "card": "diamonds/queen", "seat": 3}]
+    for body in real:
+        size = len(json.dumps(body).encode())
+        assert size * 8 <= MAX_COMMAND_BYTES and depth(body, 99) * 2 <= MAX_INPUT_DEPTH, (size, body)
+    print(f"\nlargest real command {max(len(json.dumps(b)) for b in real)} B (cap {MAX_COMMAND_BYTES}), "
+          f"deepest {max(depth(b, 99) for b in real)} (cap {MAX_INPUT_DEPTH})")
+
+
+def test_huge_and_deep_commands_are_answered_and_never_stored(tmp_path):
+    t, _, link, _, _ = make(tmp_path)
+    size = (tmp_path / "t.journal").stat().st_size
+    deep = b'{"id":"d1","event":' + b'{"a":' * 988 + b"1" + b"}" * 988 + b"}"
+    huge = json.dumps({"id": "h1", "event": {"event": "card", "seat": 0, "card": "x" * 10_000_000}}).encode()
+    nested = {"id": "n1", "event": {"event": "card", "seat": 0, "card": "hearts/king"}}
+    for _ in range(MAX_INPUT_DEPTH):
+        nested = {"id": "n1", "event": nested}
+    for payload, why in [(deep, "bytes"), (huge, "bytes"), (json.dumps(nested).encode(), "nested")]:
+        r = t.on_command("event", payload)
+        assert r["ok"] is False and why in r["error"] and len(json.dumps(r)) < 200, r
+    assert (tmp_path / "t.journal").stat().st_size == size
+    deep_small = b'{"id":"d2","event":' + b"[" * 900 + b"]" * 900 + b"}"        # small, but 900 deep
+    assert len(deep_small) <= MAX_COMMAND_BYTES
+    r = t.on_command("event", deep_small)
+    assert r["ok"] is False and "nested deeper" in r["error"]
+    assert (tmp_path / "t.journal").stat().st_size == size
+    assert t.on_command(*cmd("event", id="ok1", event={"event": "card", "seat": 0, "card": "hearts/king"}))["ok"]
+
+
+def test_malformed_button_presses_are_ignored(tmp_path):
+    from controller.panel import ButtonPress
+
+    t, _, link, _, _ = make(tmp_path)
+    seq = t.ts.seq
+    for press in [ButtonPress(99, 0, "short"), ButtonPress(0, 99, "short"), ButtonPress(0, 0, "x" * 10_000)]:
+        t.on_press(press)
+    assert t.ts.seq == seq and [a["code"] for a in link.alerts[-3:]] == ["rejected_press"] * 3
+    assert all(len(a["message"]) < 100 for a in link.alerts[-3:])
+
+
+# ----- memory: what grows with a match is bounded (item 12) ------------------------------
+def test_remembered_ids_and_published_judgments_are_bounded(tmp_path):
+    t, vision, link, _, _ = make(tmp_path)
+    for i in range(MAX_SEEN + 50):
+        t.on_command("reject", json.dumps({"id": f"r{i}"}).encode())     # nothing pending: each an error
+    assert len(t.ts.seen) == MAX_SEEN and "r0" not in t.ts.seen
+    last = t.on_command("reject", json.dumps({"id": f"r{MAX_SEEN + 49}"}).encode())
+    assert last.get("duplicate") is True                                   # recent ids still answered once
+    t.judged.extend({"seq": 0, "i": i} for i in range(MAX_JUDGED + 10))
+    assert len(t.judged) == MAX_JUDGED
