@@ -22,8 +22,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "calibrate": ("vision.cli:calibrate_main", "calibrate the table plane, seat zones and background"),
     "watch": ("vision.cli:watch_main", "show the camera view with zones, cards and events"),
     "run": ("controller.table:main", "run a table: camera, referee, LEDs, board and MQTT (resumes from the journal)"),
-    "replay": ("controller.journal:replay_main", "re-judge a match journal and print it"),
-    "export": ("controller.journal:export_main", "export a match record (JSON or a text scoresheet)"),
+    "replay": ("controller.scoresheet:replay_main", "re-judge a match journal and print it"),
+    "export": ("controller.scoresheet:export_main", "export a match record (JSON or a text scoresheet)"),
     "board": ("controller.board.cli:main", "LED/button board tools: selftest against a board or the simulator"),
     "mqtt-users": ("controller.mqtt_users:main", "create the Mosquitto users and password file for a table"),
 }
