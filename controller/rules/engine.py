@@ -149,6 +149,33 @@ class Game(ABC):
     def on_redeal(self, event: Event) -> list[Judgment]:
         raise NotAllowed(f"redeal is not used in {self.name}")
 
+    # ----- penalties: one mechanism for every game ----------------------------------
+    # Games whose hands come in kinds decided by the scores (Vitou's hands at 20, Truco's hands
+    # of eleven) set this False when a hand is dealt and True at its first card, call, decision
+    # or deal option; the default True means "never re-decide".
+    hand_begun: bool = True
+
+    def on_penalty(self, event: Event) -> list[Judgment]:
+        """Score a penalty on the game's scale (:meth:`score_penalty`). A penalty that ends
+        nothing but moves the scores re-decides a hand that has not begun yet, as if it were
+        dealt now (:meth:`decide_hand_kind`: Vitou §7.1/§7.2, Truco §8); a hand already under
+        way keeps the kind and stake it is being played for, and the next hand follows the
+        new scores.
+        """
+        ended = self.score_penalty(event)
+        if ended is not None:
+            return ended
+        if not self.hand_begun:
+            self.decide_hand_kind()
+        return [self.score_judgment(), *self.turn_judgments()]
+
+    def score_penalty(self, event: Event) -> list[Judgment] | None:
+        """Move the scores for ``event``; the judgments if that ended the hand, else None."""
+        raise NotAllowed(f"penalties are not used in {self.name}")
+
+    def decide_hand_kind(self) -> None:
+        """Set up the current (not yet begun) hand's kind from the scores now."""
+
     # ----- helpers for game modules ---------------------------------------------------
     def next_seat(self, seat: int) -> int:
         return (seat + 1) % self.players

@@ -261,7 +261,7 @@ class Trionfetti(Game):
         self._new_hand()
         return self.turn_judgments()
 
-    def on_penalty(self, ev: Event) -> list[Judgment]:
+    def score_penalty(self, ev: Event) -> list[Judgment] | None:
         """The spec has no penalty scale; clubs set ``penalty_points`` for the opponents."""
         assert ev.team is not None
         opponents, points = 1 - ev.team, self.options["penalty_points"]
@@ -269,7 +269,7 @@ class Trionfetti(Game):
         if self.totals[opponents] >= self.options["points_to_win"]:
             return [judgment("hand", hand=self.hand, winner=opponents, points=points, reason="penalty"),
                     self.score_judgment(), *self._after_hand(smazzata_over=True)]
-        return [self.score_judgment(), *self.turn_judgments()]
+        return None
 
     # ----- state --------------------------------------------------------------------
     def scores(self) -> list[int]:

@@ -587,14 +587,15 @@ class Troccas(Game):
         self._new_hand()
         return self.turn_judgments()
 
-    def on_penalty(self, ev: Event) -> list[Judgment]:
+    def score_penalty(self, ev: Event) -> list[Judgment] | None:
+        """Club scale ``penalty_points``: the offenders pay it to every other side."""
         assert ev.team is not None
         p = self.options["penalty_points"]
         if p <= 0:
             raise NotAllowed("troccas has no penalty scale; set option penalty_points to use penalties")
         for side in range(self.sides):
             self.totals[side] += -p * (self.sides - 1) if side == ev.team else p
-        return [self.score_judgment(), *self.turn_judgments()]
+        return None
 
     # ----- obligations seen after the fact ------------------------------------------------
     def _close_boub(self) -> None:

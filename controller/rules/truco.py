@@ -90,10 +90,10 @@ class Truco(Game):
         self.decisive: int | None = None                 # seed rule: the trick that decides the hand
         self.call_pos = 0                                # cards in the decisive trick before the call
         self.extra = False                               # decisive trick moved on by a tie (§7.7b)
-        self.begun = False                               # any deal option, decision, call or card yet
-        self._setup_kind()
+        self.hand_begun = False                          # any deal option, decision, call or card yet
+        self.decide_hand_kind()
 
-    def _setup_kind(self) -> None:
+    def decide_hand_kind(self) -> None:
         """§4 ordinary hand, §8.2 hand of eleven or §8.3 iron hand, from the scores now."""
         at11 = [t for t in (0, 1) if self.totals[t] == ELEVEN]
         self.at_eleven: int | None = at11[0] if len(at11) == 1 else None
@@ -193,7 +193,7 @@ class Truco(Game):
                 self.burned += self._burned_cards(ev.cards)
             self.passes += ev.option == "pass"
             self.rejected += 1
-        self.begun = True
+        self.hand_begun = True
         return self.turn_judgments()
 
     def _burned_cards(self, given: tuple[str, ...]) -> list[str]:
@@ -219,7 +219,7 @@ class Truco(Game):
             return self._end_hand(1 - self.at_eleven, 1, "ran")
         if ev.decision != "play":
             raise NotAllowed(f"decision must be 'play' or 'run', not {ev.decision!r}")
-        self.phase, self.begun = "play", True
+        self.phase, self.hand_begun = "play", True
         return self.turn_judgments()
 
     def on_call(self, ev: Event) -> list[Judgment]:
@@ -237,7 +237,7 @@ class Truco(Game):
                         "pos": len(self.plays)}
         if self.phase == "deal":
             self.phase = "play"          # calling before a card: the set was kept
-        self.begun = True
+        self.hand_begun = True
         return [judgment("call", seat=ev.seat, call="truco", stake=value), *self.turn_judgments()]
 
     def on_answer(self, ev: Event) -> list[Judgment]:
@@ -285,7 +285,7 @@ class Truco(Game):
             self.played.add(card)
         if self.phase == "deal":
             self.phase = "play"              # a first card without a deal option: the set was kept
-        self.begun = True
+        self.hand_begun = True
         self.plays.append((ev.seat, card))
         if len(self.plays) < self.players:
             self.turn = self.next_seat(ev.seat)
@@ -343,7 +343,7 @@ class Truco(Game):
         self._new_hand()
         return self.turn_judgments()
 
-    def on_penalty(self, ev: Event) -> list[Judgment]:
+    def score_penalty(self, ev: Event) -> list[Judgment] | None:
         """§10.5 scale: opponents +1 when both teams are below 11, else the offenders −1.
 
         ``offence: "surplus_card"`` (§10.4, a misdeal by the dealer's team) instead ends the
@@ -360,9 +360,7 @@ class Truco(Game):
             self.totals[ev.team] = max(low, self.totals[ev.team] - 1)
         else:
             self.totals[1 - ev.team] += 1
-        if not self.begun:            # the hand has not started: its kind follows the new scores
-            self._setup_kind()
-        return [self.score_judgment(), *self.turn_judgments()]
+        return None
 
     # ----- state --------------------------------------------------------------------
     def scores(self) -> list[int]:
