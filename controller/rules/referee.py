@@ -1,7 +1,8 @@
 """The referee: an event-sourced wrapper around one game, and ``cardtable referee``.
 
-It owns what is common to every game: ``start`` (a new match), ``undo`` (replay the
-accepted events minus the last), ``no_match``, and the promise that a rejected event
+It owns what is common to every game: ``start`` (a new match), ``undo`` (take back the
+last accepted event: replay the accepted events minus the last; a ``start`` is an event
+too, so undoing one brings the match it replaced back exactly), ``no_match``, and the promise that a rejected event
 changes nothing (the game is restored from a checkpoint and the accepted events after
 it). Judgments carry ``"after"``: the index of the input that caused them.
 """
@@ -31,6 +32,8 @@ class Referee:
         self.game: Game | None = None
         self.accepted: list[Event] = []   # since (and including) the last start
         self._checkpoint: tuple[bytes, int] | None = None  # (pickled game, len(accepted))
+        # What each accepted start replaced, so undoing it restores that exactly.
+        self._replaced: list[tuple[Game | None, list[Event], tuple[bytes, int] | None]] = []
 
     # ----- feeding ----------------------------------------------------------------
     def feed_line(self, line: str) -> list[Judgment]:
@@ -78,6 +81,7 @@ class Referee:
     def _start(self, event: Event) -> list[Judgment]:
         game = self.new_game(event)
         out = game.begin()
+        self._replaced.append((self.game, self.accepted, self._checkpoint))
         self.game, self.accepted, self._checkpoint = game, [event], None
         return out
 
@@ -100,9 +104,9 @@ class Referee:
         if not self.accepted:
             raise NoMatch("nothing to undo")
         events = self.accepted[:-1]
-        if not events:
-            self.game, self.accepted, self._checkpoint = None, [], None
-            return []
+        if not events:                 # undo of a start: the match it replaced comes back
+            self.game, self.accepted, self._checkpoint = self._replaced.pop()
+            return [] if self.game is None else [self.game.score_judgment(), *self.game.turn_judgments()]
         self._rebuild(events)
         assert self.game is not None
         return [self.game.score_judgment(), *self.game.turn_judgments()]

@@ -168,3 +168,40 @@ def test_help_lists_every_subcommand() -> None:
     done = subprocess.run([sys.executable, "-m", "controller.cli", "--help"], capture_output=True, text=True)
     for name in ("demo", "referee", "comanda", "enrol", "recognise", "track", "run", "replay", "board"):
         assert f"\n  {name} " in done.stdout
+
+
+def test_undo_after_an_accidental_start_brings_the_match_back_exactly() -> None:
+    from controller.sim import simulator
+    events = simulator("vitou")(11)
+    half = len(events) // 2
+    clean, ref = Referee(), Referee()
+    for ev in events[:half]:
+        clean.feed_object(ev)
+        ref.feed_object(ev)
+    before = json.dumps(ref.snapshot())
+    assert kinds(feed(ref, event="start", game="truco", dealer=0)) == ["score", "turn"]
+    assert ref.snapshot()["game"] == "truco"
+    out = feed(ref, event="undo")
+    assert json.dumps(ref.snapshot()) == before
+    assert out == [clean.game.score_judgment(), *clean.game.turn_judgments()]
+    for ev in events[half:]:                        # the rest of the match judges as if nothing happened
+        assert ref.feed_object(ev) == clean.feed_object(ev)
+    assert ref.game.finished and ref.snapshot() == clean.snapshot()
+    assert [e.raw for e in ref.accepted] == [e.raw for e in clean.accepted]
+
+
+def test_undoing_two_starts_in_a_row_and_the_first_start() -> None:
+    ref = Referee()
+    feed(ref, event="start", game="vitou", dealer=3)
+    feed(ref, event="card", seat=0, card="hearts/9")
+    first = json.dumps(ref.snapshot())
+    feed(ref, event="start", game="truco", dealer=0)
+    feed(ref, event="start", game="troccas", dealer=0)
+    feed(ref, event="undo")
+    assert ref.snapshot()["game"] == "truco"
+    feed(ref, event="undo")
+    assert json.dumps(ref.snapshot()) == first
+    feed(ref, event="undo")
+    assert feed(ref, event="undo") == []            # back before the first start: no match
+    assert ref.game is None
+    assert_rejected(ref, "no_match", event="undo")
