@@ -18,10 +18,15 @@ from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Iterable, Sequence
 
 from controller.rules import cards as _cards
-from controller.rules.errors import BadEvent, DuplicateCard, NotAllowed, OutOfTurn
+from controller.rules.errors import BadEvent, DuplicateCard, NotAllowed, OutOfTurn, quote
 from controller.rules.events import Event
 
 Judgment = dict[str, Any]
+
+# The largest value any integer option takes. The biggest default is 21 points (Vitou) and
+# no club game runs to more than a few hundred points, hands or games; a larger number is a
+# typo, and 10**30 would only make a match that never ends. Set by hand, not measured.
+OPTION_INT_MAX = 1000
 
 
 def judgment(kind: str, **fields: Any) -> Judgment:
@@ -38,18 +43,21 @@ class Option:
     default: Any
     doc: str
     choices: tuple[Any, ...] | None = None
+    low: int = 0                      # integer options: the allowed range, inclusive
+    high: int = OPTION_INT_MAX
 
     def check(self, name: str, value: Any) -> Any:
         if self.choices is not None:
             if value not in self.choices:
-                raise BadEvent(f"option {name!r} must be one of {list(self.choices)}, not {value!r}")
+                raise BadEvent(f"option {name!r} must be one of {list(self.choices)}, not {quote(value)}")
             return value
         want = type(self.default)
         ok = isinstance(value, want) and not (want is int and isinstance(value, bool))
         if not ok:
-            raise BadEvent(f"option {name!r} must be a {want.__name__}, not {value!r}")
-        if want is int and value < 0:
-            raise BadEvent(f"option {name!r} must not be negative")
+            raise BadEvent(f"option {name!r} must be a {want.__name__}, not {quote(value)}")
+        if want is int and not self.low <= value <= self.high:
+            raise BadEvent(f"option {name!r} must be an integer from {self.low} to {self.high}, "
+                           f"not {quote(value)}")
         return value
 
 

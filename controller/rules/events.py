@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.rules.errors import BadEvent
+from controller.rules.errors import BadEvent, quote
 
 # kind -> {field: (json type name, required)}: the only fields the referee reads.
 _STR, _INT, _BOOL, _OBJ, _STRLIST = "string", "integer", "boolean", "object", "list of strings"
@@ -89,7 +89,7 @@ def parse_event(obj: Any) -> Event:
     if not isinstance(kind, str):
         raise BadEvent('missing "event" field (one of: ' + ", ".join(SCHEMA) + ")")
     if kind not in SCHEMA:
-        raise BadEvent(f"unknown event {kind!r}; known events: " + ", ".join(SCHEMA))
+        raise BadEvent(f"unknown event {quote(kind)}; known events: " + ", ".join(SCHEMA))
     schema = SCHEMA[kind]
     for name, (typ, required) in schema.items():
         if name not in obj:
@@ -97,7 +97,7 @@ def parse_event(obj: Any) -> Event:
                 raise BadEvent(f'{kind} event needs a "{name}" field ({typ})')
             continue
         if not _type_ok(obj[name], typ):
-            raise BadEvent(f'{kind} event: "{name}" must be a {typ}, not {json.dumps(obj[name])[:40]}')
+            raise BadEvent(f'{kind} event: "{name}" must be a {typ}, not {quote(obj[name])}')
     if kind == "card":
         has_card, down = "card" in obj, obj.get("face_down", False)
         if down and has_card:

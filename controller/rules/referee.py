@@ -9,6 +9,7 @@ it). Judgments carry ``"after"``: the index of the input that caused them.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import pickle
 import sys
@@ -16,7 +17,7 @@ from typing import IO, Any, Iterable, Sequence
 
 from controller.rules import GAMES, find_game
 from controller.rules.engine import Game, Judgment, judgment
-from controller.rules.errors import BadEvent, NoMatch, RefereeError
+from controller.rules.errors import BadEvent, NoMatch, RefereeError, quote
 from controller.rules.events import Event, parse_event, parse_line
 
 
@@ -91,7 +92,7 @@ class Referee:
         try:
             cls = find_game(event.game)
         except KeyError:
-            raise BadEvent(f"unknown game {event.game!r}; games: {', '.join(GAMES)}") from None
+            raise BadEvent(f"unknown game {quote(event.game)}; games: {', '.join(GAMES)}") from None
         players = cls.default_players if event.players is None else event.players
         if players not in cls.player_counts:
             counts = ", ".join(map(str, cls.player_counts))
@@ -141,17 +142,37 @@ class Referee:
         return None if self.game is None else self.game.snapshot()
 
 
+# What JSON itself calls whitespace (RFC 8259): a line of only these is blank and skipped.
+# str.strip() would also drop U+001F, U+0085, U+2028..., which are not blank JSON.
+JSON_BLANKS = " \t\r\n"
+BOM = "\ufeff"
+
+
 def judge_lines(lines: Iterable[str], out: IO[str]) -> int:
-    """Judge JSON Lines, writing judgment lines; returns the number of input lines."""
+    """Judge JSON Lines, writing judgment lines; returns the number of input lines.
+
+    A UTF-8 byte-order mark before the first line is dropped (editors on Windows add one).
+    """
     ref = Referee()
     n = 0
     for i, line in enumerate(lines):
         n = i + 1
-        if not line.strip():
+        if i == 0 and line.startswith(BOM):
+            line = line[len(BOM):]
+        if not line.strip(JSON_BLANKS):
             continue
         for j in ref.feed_line(line):
             out.write(encode({"after": i, **j}) + "\n")
     return n
+
+
+def open_events(path: str | None) -> IO[str]:
+    """The events file, or stdin for None / "-", read the same way: UTF-8 (bad bytes
+    replaced, so they become a bad_event rather than a crash) with universal newlines, so a
+    lone CR ends a line from a file and from a pipe alike."""
+    if path in (None, "-"):
+        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace", newline=None)
+    return open(path, encoding="utf-8", errors="replace", newline=None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -161,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("file", nargs="?", help="events file (default: standard input)")
     args = parser.parse_args(argv)
     try:
-        src = sys.stdin if args.file in (None, "-") else open(args.file, encoding="utf-8", errors="replace")
+        src = open_events(args.file)
     except OSError as exc:
         print(f"cardtable referee: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return 2

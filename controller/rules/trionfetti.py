@@ -34,8 +34,8 @@ class Trionfetti(Game):
     clockwise = False
     player_counts = (4,)
     OPTIONS = {
-        "points_to_win": Option(20, "a game is won at this total (§3, §7.2)"),
-        "games_to_win": Option(3, "games a team must win to take the match (§7.5)"),
+        "points_to_win": Option(20, "a game is won at this total (§3, §7.2)", low=2),
+        "games_to_win": Option(3, "games a team must win to take the match (§7.5)", low=1),
         "bare_piu": Option("ponto", "a bare 'più' first in a longer comanda: 'ponto' = numerals "
                            "only, pictures lowest (§10.2.7, the Più e Napoli example) or 'all'",
                            ("ponto", "all")),

@@ -225,14 +225,14 @@ class Troccas(Game):
         "hands_per_game": Option(0, "scored hands in a game; 0: one per player, so each deals once "
                                  "(4: §3.1, 6: §9.1.5; 3 and 5: [OPEN] §9.2.4)"),
         "games_per_match": Option(1, "games in a match; the side that won most games wins it "
-                                  "(the spec has no match)"),
+                                  "(the spec has no match)", low=1),
         "three_player_count": Option("threes", "three-player counting custom (§9.2.3): 'threes' "
                                      "(groups of three, total 78) or 'singly' (total 127)",
                                      ("threes", "singly")),
         "two_round_deficit": Option(9, "a team whose total is this far below 0 may ask for the "
-                                    "two-round deal (§4.4; four players)"),
+                                    "two-round deal (§4.4; four players)", low=1),
         "one_round_deficit": Option(18, "... for the one-round deal (§4.4 '18 or more'; the "
-                                    "Tujetsch sheet's 'more than 18' is 19)"),
+                                    "Tujetsch sheet's 'more than 18' is 19)", low=1),
         "boub": Option(True, "the boub call (§6.2); never with 3 or 5 players (§9.2.2)"),
         "boub_trigger": Option("first_lead", "[OPEN] §6.2.6: 'first_lead' (only the first trick "
                                "in which the suit is led) or 'king_trick' (the trick of that suit "

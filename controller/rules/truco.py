@@ -56,7 +56,7 @@ class Truco(Game):
         "raise_in_extra_trick": Option(
             False, "§7.8: after a decisive trick tied with every top card played after the call, may "
             "the team that did not bet last raise in the extra decisive trick? (default: no)"),
-        "games_to_win": Option(2, "games a team must win to take the match (spec silent; best of three)"),
+        "games_to_win": Option(2, "games a team must win to take the match (spec silent; best of three)", low=1),
         "negative_scores": Option(False, "§10.6: may a penalty take a score below 0? (default: no)"),
         "surplus_award": Option(
             "stake", "§10.4: what the dealer's opponents score when a penalty 'surplus_card' is ruled: "

@@ -32,8 +32,8 @@ class Vitou(Game):
     clockwise = True
     player_counts = (4,)
     OPTIONS = {
-        "points_to_win": Option(21, "a game is won at this total or more (§6.2)"),
-        "games_to_win": Option(2, "games a team must win to take the match (spec silent; best of three)"),
+        "points_to_win": Option(21, "a game is won at this total or more (§6.2)", low=2),
+        "games_to_win": Option(2, "games a team must win to take the match (spec silent; best of three)", low=1),
         "partners_tie": Option("team", "equal top cards of partners: 'team' wins (§4.5c default) or 'tie'",
                                ("team", "tie")),
         "last_player_may_refuse": Option(True, "the last player to a trick may refuse a bid (§5.2.3)"),
