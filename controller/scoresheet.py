@@ -15,7 +15,8 @@ from typing import Any, Iterator, Sequence
 from controller.journal import JournalError, read_records
 
 
-def _replay(path: str) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]], Any]]:
+def _replay(path: str) -> Iterator[tuple[dict[str, Any], Any, Any]]:
+    """(record, its Outcome, the TableState after it) for every record of the journal."""
     from controller.tablestate import TableState
 
     records, _ = read_records(path)
@@ -24,7 +25,7 @@ def _replay(path: str) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]], A
     ts = TableState()
     for rec in records:
         out = ts.apply(rec)
-        yield rec, out.judgments, ts
+        yield rec, out, ts
 
 
 def replay_main(argv: Sequence[str] | None = None) -> int:
@@ -35,7 +36,8 @@ def replay_main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         ts = None
-        for rec, judgments, ts in _replay(args.journal):
+        for rec, outcome, ts in _replay(args.journal):
+            judgments = outcome.judgments
             if args.json:
                 for j in judgments:
                     print(json.dumps({"seq": ts.seq, **j}, separators=(",", ":")))
@@ -92,24 +94,69 @@ def describe_judgment(j: dict[str, Any]) -> str:
 
 
 def export_record(path: str) -> dict[str, Any]:
+    """The match as JSON: tricks, the scoresheet rows (hands, penalties, games) and the
+    corrections made on the way (undo, confirm, reject), each with the journal's ``n`` and,
+    when the journal has one, its wall-clock ``wall``."""
     ts = None
-    tricks = []
-    for _rec, judgments, ts in _replay(path):
-        tricks += [j for j in judgments if j["judgment"] == "trick"]
+    tricks: list[dict[str, Any]] = []
+    corrections: list[dict[str, Any]] = []
+    walls: dict[int, Any] = {}                 # id(accepted Event) -> its record's wall time
+    pending: dict[str, Any] | None = None
+    for rec, outcome, ts in _replay(path):
+        tricks += [j for j in outcome.judgments if j["judgment"] == "trick"]
+        accepted = outcome.changed and not outcome.errors
+        row = _correction(rec, pending, accepted, ts)
+        if row is not None:
+            corrections.append(row)
+        if rec.get("r") == "event" and accepted and ts.referee.accepted and "wall" in rec:
+            walls[id(ts.referee.accepted[-1])] = rec["wall"]
+        pending = None if ts.pending is None else dict(ts.pending)
     if ts is None:
         return {"journal": path, "records": 0, "state": None}
     return {"journal": path, "records": ts.seq, "game": ts.game_name(), "hands": ts.hands,
-            "tricks": tricks, "sheet": sheet_rows(ts.referee.accepted), "final": ts.referee.snapshot()}
+            "tricks": tricks, "sheet": sheet_rows(ts.referee.accepted, walls),
+            "corrections": corrections, "final": ts.referee.snapshot()}
 
 
-def sheet_rows(accepted: Sequence[Any]) -> list[dict[str, Any]]:
-    """The match as a scoresheet: one row per hand with the running totals after it, and a
-    row per game and match won. Re-judged from the accepted events, so undone ones are gone."""
+def _correction(rec: dict[str, Any], pending: dict[str, Any] | None, accepted: bool,
+                ts: Any) -> dict[str, Any] | None:
+    """A correction row for an accepted undo, a confirmed (or corrected) card or a rejected one."""
+    r, ev = rec.get("r"), rec.get("event")
+    row: dict[str, Any] | None = None
+    if r == "event" and isinstance(ev, dict) and accepted:
+        if ev.get("event") == "undo":
+            row = {"row": "undo"}
+        elif rec.get("src") == "confirm":
+            seen = None if pending is None else pending.get("card")
+            row = {"row": "confirm", "seat": ev.get("seat"), "card": ev.get("card"), "seen": seen}
+    elif r == "reject" and pending is not None:
+        row = {"row": "reject", "seat": pending.get("seat"), "card": pending.get("card")}
+    if row is not None:
+        row["n"], row["seq"] = rec.get("n"), ts.seq
+        if "wall" in rec:
+            row["wall"] = rec["wall"]
+    return row
+
+
+def sheet_rows(accepted: Sequence[Any], walls: dict[int, Any] | None = None) -> list[dict[str, Any]]:
+    """The match as a scoresheet: one row per hand with the running totals after it, one per
+    penalty (who, what, the points it moved), and a row per game and match won. Re-judged
+    from the accepted events, so undone ones are gone. ``walls`` maps ``id(event)`` to the
+    wall-clock time its journal record carries, shown on penalty rows."""
     from controller.rules.referee import Referee   # the pure engine; imported when exporting
 
     ref, rows = Referee(), []
     for event in accepted:
-        for j in ref.feed(event):
+        before = None if ref.game is None else list(ref.game.scores())
+        judgments = ref.feed(event)
+        if event.kind == "penalty" and before is not None:
+            after = next((list(j["scores"]) for j in judgments if j["judgment"] == "score"), before)
+            row = {"row": "penalty", "team": event.team, "offence": event.offence,
+                   "points": [a - b for a, b in zip(after, before)], "scores": after}
+            if walls and id(event) in walls:
+                row["wall"] = walls[id(event)]
+            rows.append(row)
+        for j in judgments:
             kind = j["judgment"]
             if kind == "hand":
                 rows.append({"row": "hand", "hand": j["hand"], "winner": j["winner"], "points": j["points"],
@@ -121,7 +168,12 @@ def sheet_rows(accepted: Sequence[Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def _signed(points: Sequence[int]) -> str:
+    return " ".join(f"{p:+d}" for p in points)
+
+
 def scoresheet(rec: dict[str, Any]) -> str:
+    """The text scoresheet: hands, penalties and games in order, then the corrections."""
     if not rec.get("final"):
         return f"{rec['journal']}: no match recorded\n"
     final = rec["final"]
@@ -132,6 +184,11 @@ def scoresheet(rec: dict[str, Any]) -> str:
             winner = "-" if row["winner"] is None else str(row["winner"])
             totals = " - ".join(map(str, row["scores"] or []))
             lines.append(f"{row['hand']:>4}  {winner:>6}  {row['points']:>6}  {row['reason']:<8}  {totals}")
+        elif row["row"] == "penalty":
+            totals = " - ".join(map(str, row["scores"]))
+            wall = f"  [{row['wall']}]" if row.get("wall") else ""
+            lines.append(f"      penalty on team {row['team']} ({row['offence']}): {_signed(row['points'])}"
+                         f"  -> {totals}{wall}")
         elif row["row"] == "game":
             games = " - ".join(map(str, row["games"] or []))
             lines.append(f"      game won by {row['winner']}  (games {games})")
@@ -142,6 +199,20 @@ def scoresheet(rec: dict[str, Any]) -> str:
         lines.append(f"match won by: {final.get('match_winner')}")
     else:
         lines.append("match not finished")
+    corrections = rec.get("corrections") or []
+    if corrections:
+        lines += ["", f"corrections ({len(corrections)}):"]
+        for c in corrections:
+            wall = f"  [{c['wall']}]" if c.get("wall") else ""
+            if c["row"] == "undo":
+                what = "undo: the last accepted event taken back"
+            elif c["row"] == "confirm":
+                seen = c.get("seen")
+                what = (f"confirm: seat {c['seat']} {c['card']}" if seen in (None, c["card"])
+                        else f"confirm: seat {c['seat']} {c['card']} (the camera saw {seen})")
+            else:
+                what = f"reject: seat {c['seat']} {c.get('card') or 'card'} was not a play"
+            lines.append(f"  record {c['n']:>5}  {what}{wall}")
     return "\n".join(lines) + "\n"
 
 
