@@ -240,9 +240,26 @@ class Game(ABC):
     def to_act(self) -> tuple[int, list[str]] | None:
         """(seat, event kinds it may send) or None when nobody is to act."""
 
-    def turn_judgments(self) -> list[Judgment]:
+    def others_to_act(self) -> list[tuple[int, list[str]]]:
+        """Seats other than :meth:`to_act`'s that may also send an event now, with the kinds
+        (an opponent's answer, the dealer's scart, a jack holder's swap...); none by default."""
+        return []
+
+    def turn_fields(self) -> dict[str, Any] | None:
+        """``seat``, ``expects`` and, when other seats may act too, ``others`` (a list of
+        ``{"seat", "expects"}``, docs/contract-extensions.md); None when nobody is to act."""
         who = None if self.finished else self.to_act()
-        return [] if who is None else [judgment("turn", seat=who[0], expects=who[1])]
+        if who is None:
+            return None
+        out: dict[str, Any] = {"seat": who[0], "expects": who[1]}
+        others = [{"seat": s, "expects": k} for s, k in self.others_to_act() if s != who[0] and k]
+        if others:
+            out["others"] = others
+        return out
+
+    def turn_judgments(self) -> list[Judgment]:
+        fields = self.turn_fields()
+        return [] if fields is None else [judgment("turn", **fields)]
 
     def unplayed_cards(self) -> list[str]:
         """Cards of the deck that may still appear on the table in this deal (for vision)."""
@@ -254,14 +271,13 @@ class Game(ABC):
         Common keys first (every display can rely on them), then the game's own under
         ``detail``.
         """
-        who = None if self.finished else self.to_act()
         return {
             "game": self.name,
             "players": self.players,
             "dealer": self.dealer,
             "options": dict(self.options),
             "scores": list(self.scores()),
-            "turn": None if who is None else {"seat": who[0], "expects": who[1]},
+            "turn": self.turn_fields(),
             "finished": self.finished,
             "match_winner": self.match_winner,
             "detail": self.detail(),

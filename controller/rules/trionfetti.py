@@ -129,6 +129,11 @@ class Trionfetti(Game):
             return None
         return self.turn, ["card", "call"] if self.may_call(self.turn) else ["card"]
 
+    def others_to_act(self) -> list[tuple[int, list[str]]]:
+        """§8.2: the caller's second opponent may answer the vagaresto too."""
+        ans = self.answerers()
+        return [] if ans is None else [(ans[1], ["answer"])]
+
     def stake_now(self) -> int:
         """§8.5: the points the leading team still needs."""
         return self.options["points_to_win"] - max(self.totals)

@@ -304,6 +304,7 @@ class Troccas(Game):
         self.turn = self.leader
         self.last_play: tuple[int, str] | None = None   # for the king + jack second card
         self.kj_pending: int | None = None              # holder who must take a card back
+        self.kj_declared: int | None = None             # last player who called king_jack (§6.3)
         self.boub: dict[str, Any] | None = None         # the trick just won may be called on
         self._kj_holder: int | None = None              # king + jack in the trick in play
         self.boub_unanswered: list[dict[str, Any]] = []  # boub calls nobody swapped for
@@ -312,9 +313,53 @@ class Troccas(Game):
     def to_act(self) -> tuple[int, list[str]] | None:
         if self.kj_pending is not None:
             return self.kj_pending, ["exchange"]
-        if self.boub is not None and self.boub["call"] is None:
-            return self.turn, ["card", "call"]
-        return self.turn, ["card"]
+        expects = ["card"]
+        if ((self.boub is not None and self.boub["call"] is None and self.kj_declared is None)
+                or self._may_declare_king_jack(self.turn)):
+            expects.append("call")
+        if self.dealer == self.turn and self._scart_due():
+            expects.append("discard")
+        return self.turn, expects
+
+    def others_to_act(self) -> list[tuple[int, list[str]]]:
+        """Seats that may act beside the one to play: the dealer's scart (any time before it is
+        entered), the king + jack second card right after the first (§6.3), and after a boub
+        call every seat but the caller, one of which holds the jack (§6.2.3)."""
+        out: dict[int, list[str]] = {}
+        if self.dealer != self.turn and self._scart_due():
+            out.setdefault(self.dealer, []).append("discard")
+        if self.kj_pending is None and self.last_play is not None and self.last_play[0] != self.turn:
+            seat, first = self.last_play
+            mate = partner_card(first)
+            if (mate is not None and self.cards_left[seat] > 0 and mate not in self.played
+                    and not (self.scart is not None and mate in self.scart) and self._is_king_jack(seat, mate)):
+                out.setdefault(seat, []).insert(0, "card")
+        b = self.boub
+        if b is not None and b["call"] is not None and b["swapped"] is None and self.kj_pending is None:
+            for seat in range(self.players):
+                if seat != b["caller"]:
+                    out.setdefault(seat, []).append("exchange")
+        order = [(self.turn + i) % self.players for i in range(self.players)]
+        return [(seat, out[seat]) for seat in order if seat in out]
+
+    def _scart_due(self) -> bool:
+        return self.scart_size > 0 and self.scart is None
+
+    def _may_declare_king_jack(self, seat: int) -> bool:
+        """§6.3 for the last player to a trick who wins it with his king (or jack): he may add
+        the partner card as his second card, but it cannot be told from his next lead, so he
+        first calls ``king_jack``."""
+        if self.kj_pending is not None or self.kj_declared is not None or self.current or not self.tricks:
+            return False
+        if self.last_play is None or self.last_play[0] != seat:
+            return False
+        t = self.tricks[-1]
+        first = self.last_play[1]
+        mate = partner_card(first)
+        return (mate is not None and t["winner"] == seat and t["kj"] is None and t["first"]
+                and t["suit"] == suit(first) and list(self.last_play) in t["cards"]
+                and mate not in self.played and not (self.scart is not None and mate in self.scart)
+                and self.cards_left[seat] > 0)
 
     def boub_trigger(self, t: dict[str, Any]) -> str | None:
         """Why the trick ``t`` just won can *not* be called on (§6.2.1); None if it can."""
@@ -374,6 +419,10 @@ class Troccas(Game):
         assert ev.card is not None
         card = self.parse_card(ev.card)
         amend = self._is_king_jack(seat, card)
+        if self.kj_declared is not None and not amend:
+            assert self.last_play is not None
+            raise NotAllowed(f"seat {self.kj_declared} called king_jack: its next card is "
+                             f"{partner_card(self.last_play[1])}, the second of the pair (§6.3)")
         if not amend:
             if self.kj_pending is not None:
                 raise NotAllowed(f"seat {self.kj_pending} played king and jack and must first take a "
@@ -415,14 +464,15 @@ class Troccas(Game):
                 return False
             if t["winner"] == seat:
                 # He wins the trick and leads next anyway: a king and jack here cannot be told
-                # from his lead, so the card is read as the lead of the next trick.
-                return False
+                # from his lead, so it counts only after his king_jack call (else it is his lead).
+                return self.kj_declared == seat
             x, first = t["suit"], t["first"]
         else:
             return False
         return x == suit(card) and first
 
     def _add_king_jack(self, seat: int, card: str) -> list[Judgment]:
+        self.kj_declared = None
         self.played.add(card)
         self.cards_left[seat] -= 1
         self.last_play = None
@@ -467,8 +517,14 @@ class Troccas(Game):
 
     def on_call(self, ev: Event) -> list[Judgment]:
         assert ev.seat is not None
+        if ev.call == "king_jack":
+            if not self._may_declare_king_jack(ev.seat):
+                raise NotAllowed("no king_jack call now: it is for the last player to a first trick "
+                                 "of a suit who won it with its king or jack and still holds the other (§6.3)")
+            self.kj_declared = ev.seat
+            return [judgment("call", seat=ev.seat, call="king_jack", stake=None), *self.turn_judgments()]
         if ev.call not in ("boub", "boub_sche"):
-            raise NotAllowed(f"unknown call {ev.call!r} in troccas (boub or boub_sche)")
+            raise NotAllowed(f"unknown call {ev.call!r} in troccas (boub, boub_sche or king_jack)")
         why = self._why_no_boub(ev.seat)
         if why:
             raise NotAllowed(f"no {ev.call} now: {why}")
@@ -478,6 +534,8 @@ class Troccas(Game):
         return [judgment("call", seat=ev.seat, call=ev.call, stake=None), *self.turn_judgments()]
 
     def _why_no_boub(self, seat: int) -> str | None:
+        if self.kj_declared is not None:
+            return f"seat {self.kj_declared} called king_jack: the jack joins the trick"
         if self.kj_pending is not None or self.current:
             return "a boub call is made when a trick is complete, before the next lead"
         if not self.tricks:
@@ -756,6 +814,7 @@ class Troccas(Game):
             "voids": [[{"suit": s, "trick": n} for s, n in sorted(v.items())] for v in self.voids],
             "boub": None if self.boub is None else dict(self.boub),
             "king_jack_pending": self.kj_pending,
+            "king_jack_called": self.kj_declared,
             "fool_debt": None if r["debt"] is None else {"debtor": r["debt"][0], "creditor": r["debt"][1]},
             "deal_entitlements": self.deal_entitlements(),
         }

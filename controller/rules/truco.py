@@ -168,6 +168,17 @@ class Truco(Game):
             expects.append("deal_option")
         return self.turn, expects
 
+    def others_to_act(self) -> list[tuple[int, list[str]]]:
+        """The partner of the announced seat: either opponent answers a call (§7.3), either
+        member of the team at 11 decides (§8.2.2)."""
+        if self.finished:
+            return []
+        if self.phase == "decide":
+            return [((self._decider() + 2) % self.players, ["decide"])]
+        if self.pending is not None:
+            return [((self.pending["seat"] + 3) % self.players, ["answer"])]
+        return []
+
     # ----- events -------------------------------------------------------------------
     def on_deal_option(self, ev: Event) -> list[Judgment]:
         """§4.2-4.3: mão keeps, passes (once) or burns (at most three rejected sets)."""

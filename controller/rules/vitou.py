@@ -126,6 +126,14 @@ class Vitou(Game):
             expects.append("answer")
         return self.turn, expects
 
+    def others_to_act(self) -> list[tuple[int, list[str]]]:
+        """§7.1.2: either member of the team at 20 decides."""
+        if self.phase == "decide20":
+            seat = self.to_act()
+            assert seat is not None
+            return [((seat[0] + 2) % self.players, ["decide"])]
+        return []
+
     # ----- events -------------------------------------------------------------------
     def on_call(self, ev: Event) -> list[Judgment]:
         assert ev.seat is not None
