@@ -39,6 +39,9 @@ class Trionfetti(Game):
         "bare_piu": Option("ponto", "a bare 'più' first in a longer comanda: 'ponto' = numerals "
                            "only, pictures lowest (§10.2.7, the Più e Napoli example) or 'all'",
                            ("ponto", "all")),
+        "meno_al": Option("manco", "comanda 'meno al X' (§10.3 leaves the direction open): 'manco' = "
+                          "the king lowest up to X highest (R C F 10 9 8 for meno all'otto, the "
+                          "table's order) or 'king_top' = X lowest up to the king", ("manco", "king_top")),
         "a_asso": Option("body", "comanda #20 '… figure de coppe a asso': 'body' = cups' pictures "
                          "on top (§10.6) or 'top' = ace of cups above them", ("body", "top")),
         "vaga_first_trick": Option(True, "vagaresto may be called in the first trick of a hand (§8.10)"),
@@ -147,11 +150,14 @@ class Trionfetti(Game):
                              "no comanda is due now")
         if ev.seat != self.cutter:
             raise OutOfTurn(f"seat {self.cutter} (the cutter) declares the comanda, not seat {ev.seat}")
-        opts = {"bare_piu": self.options["bare_piu"], "a_asso": self.options["a_asso"]}
+        opts = {k: self.options[k] for k in _comanda.OPTION_CHOICES}
         self.comanda = _comanda.parse(ev.text, opts, self.vocab)
         self.level = self.comanda.level
         self.phase, self.turn = "play", self.eldest
-        return [judgment("ranking", order=self.comanda.to_json()), *self.turn_judgments()]
+        ranking = judgment("ranking", order=self.comanda.to_json())
+        if self.comanda.readings:                 # the open points of §10.2.7 / §10.3, as read
+            ranking["reading"] = list(self.comanda.readings)
+        return [ranking, *self.turn_judgments()]
 
     def on_call(self, ev: Event) -> list[Judgment]:
         assert ev.seat is not None and ev.call is not None

@@ -168,6 +168,8 @@ class Vitou(Game):
     def on_answer(self, ev: Event) -> list[Judgment]:
         assert ev.seat is not None
         if ev.answer == "raise":
+            if self.answerer != ev.seat:      # a raise answers a bid; without one it is a call
+                raise NotAllowed(f"seat {ev.seat} has no bid to answer: a new bid is a call")
             return self._bid(ev.seat)
         if ev.answer not in ("accept", "refuse"):
             raise NotAllowed(f"unknown answer {ev.answer!r} (accept, refuse or raise)")

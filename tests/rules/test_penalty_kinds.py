@@ -48,7 +48,8 @@ def test_vitou_issue_example_penalty_of_20_before_the_hand_asks_team_0_to_decide
     ref = start("vitou", penalty_points=20)
     out = ok(ref, event="penalty", team=Y, offence="renege")
     assert only(out, "score")["scores"] == [20, 0]
-    assert out[-1] == {"judgment": "turn", "seat": 0, "expects": ["decide"]}
+    assert out[-1] == {"judgment": "turn", "seat": 0, "expects": ["decide"],
+                       "others": [{"seat": 2, "expects": ["decide"]}]}
     assert ref.game.detail()["kind"] == "twenty"
     ok(ref, event="decide", seat=0, decision="play")
     out = vitou_y_wins_from(ref)
@@ -60,7 +61,8 @@ def test_vitou_issue_example_penalty_of_20_before_the_hand_asks_team_0_to_decide
 def test_vitou_twenty_one_point_penalties_before_the_hand() -> None:
     ref = start("vitou")
     out = penalties(ref, Y, 20)
-    assert out[-1] == {"judgment": "turn", "seat": 0, "expects": ["decide"]}
+    assert out[-1] == {"judgment": "turn", "seat": 0, "expects": ["decide"],
+                       "others": [{"seat": 2, "expects": ["decide"]}]}
     out = ok(ref, event="decide", seat=2, decision="run")
     assert only(out, "hand")["reason"] == "ran" and only(out, "score")["scores"] == [20, 1]
 
