@@ -252,9 +252,11 @@ class Game(ABC):
         if who is None:
             return None
         out: dict[str, Any] = {"seat": who[0], "expects": who[1]}
-        others = [{"seat": s, "expects": k} for s, k in self.others_to_act() if s != who[0] and k]
+        others = self.others_to_act()
         if others:
-            out["others"] = others
+            listed = [{"seat": s, "expects": k} for s, k in others if s != who[0] and k]
+            if listed:
+                out["others"] = listed
         return out
 
     def turn_judgments(self) -> list[Judgment]:

@@ -328,8 +328,10 @@ class Troccas(Game):
         out: dict[int, list[str]] = {}
         if self.dealer != self.turn and self._scart_due():
             out.setdefault(self.dealer, []).append("discard")
-        if self.kj_pending is None and self.last_play is not None and self.last_play[0] != self.turn:
-            seat, first = self.last_play
+        lp = self.last_play
+        if (self.kj_pending is None and lp is not None and lp[0] != self.turn
+                and lp[1].endswith(("/king", "/jack"))):      # cheap test before partner_card
+            seat, first = lp
             mate = partner_card(first)
             if (mate is not None and self.cards_left[seat] > 0 and mate not in self.played
                     and not (self.scart is not None and mate in self.scart) and self._is_king_jack(seat, mate)):
@@ -339,6 +341,8 @@ class Troccas(Game):
             for seat in range(self.players):
                 if seat != b["caller"]:
                     out.setdefault(seat, []).append("exchange")
+        if len(out) < 2:
+            return list(out.items())
         order = [(self.turn + i) % self.players for i in range(self.players)]
         return [(seat, out[seat]) for seat in order if seat in out]
 
