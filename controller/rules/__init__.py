@@ -21,7 +21,8 @@ GAMES: dict[str, str] = {
 
 
 def find_game(name: str) -> type["Game"]:
-    """The game class for a `start` event's ``game`` (any case). KeyError if unknown."""
-    target = GAMES[name.strip().lower()]
+    """The game class for a `start` event's ``game`` (any case; no blanks around it, so a
+    typo is an error rather than a guess). KeyError if unknown."""
+    target = GAMES[name.lower()]
     module, _, cls = target.partition(":")
     return getattr(importlib.import_module(module), cls)

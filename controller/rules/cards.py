@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from controller.rules.errors import NotInDeck, UnknownCard
+from controller.rules.errors import NotInDeck, UnknownCard, quote
 
 DECKS_DIR = Path(__file__).resolve().parents[2] / "config" / "decks"
 
@@ -95,7 +95,7 @@ def normalise(text: str) -> str:
     return " ".join(text.split())
 
 
-_TEMPLATES = ("{r}{s}", "{r} {s}", "{r} of {s}", "{r} di {s}", "{r} de {s}", "{r} d {s}",
+_TEMPLATES = ("{r}{s}", "{s}{r}", "{r} {s}", "{r} of {s}", "{r} di {s}", "{r} de {s}", "{r} d {s}",
               "{r} da {s}", "{r} del {s}", "{s} {r}")
 
 
@@ -150,4 +150,4 @@ def parse_card(text: str, deck_id: str) -> str:
         if other != deck_id and (text in decks()[other].index or key in _alias_table(other)):
             name = text if text in decks()[other].index else _alias_table(other)[key]
             raise NotInDeck(f"{name} is not a card of the {deck_id} deck")
-    raise UnknownCard(f"{text!r} is not a card id")
+    raise UnknownCard(f"{quote(text)} is not a card id")

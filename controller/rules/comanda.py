@@ -175,8 +175,23 @@ CATALOGUE: tuple[tuple[int, str], ...] = (
     (22, "Bomba"),
 )
 
-OPTION_CHOICES = {"bare_piu": ("ponto", "all"), "a_asso": ("body", "top")}
-DEFAULTS = {"bare_piu": "ponto", "a_asso": "body"}
+OPTION_CHOICES = {"bare_piu": ("ponto", "all"), "a_asso": ("body", "top"), "meno_al": ("manco", "king_top")}
+DEFAULTS = {"bare_piu": "ponto", "a_asso": "body", "meno_al": "manco"}
+
+# What the ranking judgment says about a choice the spec leaves open (§10.2.7, §10.3), so the
+# table sees how the declaration was read and which club option reads it the other way.
+READINGS = {
+    ("meno_al", "manco"): "{said}: the king lowest up to the {x} highest ({order}), the manco "
+                          "direction, as in the §10.3 table read lowest first; club option "
+                          "meno_al=king_top puts the king on top",
+    ("meno_al", "king_top"): "{said}: the {x} lowest up to the king highest ({order}), club option "
+                             "meno_al=king_top (the default reads it in the manco direction)",
+    ("bare_piu", "ponto"): "bare più first: the numerals only, ace to 10, pictures lowest (the "
+                           "seed's Più e Napoli, §10.2.7); club option bare_piu=all puts the "
+                           "pictures above the 10",
+    ("bare_piu", "all"): "bare più first: all 13 ranks, ace to king (the glossary, §10.3), club "
+                         "option bare_piu=all (the default follows the Più e Napoli example)",
+}
 
 
 # ----- tokens -----------------------------------------------------------------------------
@@ -327,6 +342,7 @@ class Comanda:
 
     text: str
     order: tuple[tuple[str, ...], ...]
+    readings: tuple[str, ...] = ()     # how open points of the spec were read (READINGS)
 
     @property
     def level(self) -> dict[str, int]:
@@ -342,6 +358,7 @@ class Comanda:
 class _Parser:
     def __init__(self, text: str, vocab: Vocabulary, options: dict[str, str]) -> None:
         self.vocab, self.options = vocab, options
+        self.readings: list[str] = []
         self.items: list[Tok | Term] = self._expand(tokens(text), 0)
         self.i = 0
 
@@ -504,8 +521,12 @@ class _Parser:
         if c == "al" or c == "a" and (nxt1 in RANK_TOKENS or nxt1.isdigit()):
             word = self.take()
             x = self._number(word.word if isinstance(word, Tok) else "al")
-            if direction == -1:                       # meno al X: king down to X
-                return tuple(range(13, x - 1, -1)), False, []
+            if direction == -1:                       # meno al X: king down to X (§10.3)
+                way = self.options["meno_al"]
+                ranks = tuple(range(13, x - 1, -1)) if way == "manco" else tuple(range(x, 14))
+                self.readings.append(READINGS["meno_al", way].format(
+                    said=f"meno al {x}", x=RANK_IDS.get(x, str(x)), order=" ".join(RANK_SHORT[r] for r in ranks)))
+                return ranks, False, []
             return tuple(range(1, x + 1)), False, []
         if c in SETS:
             self.i += 1
@@ -534,14 +555,18 @@ def _match(toks: list[Tok], i: int, key: tuple[str, ...]) -> int | None:
     return j
 
 
-def build(terms: list[Term], options: dict[str, str]) -> tuple[tuple[str, ...], ...]:
-    """§10.2.4: each term's cards move on top in its order; unnamed cards at the bottom."""
+def build(terms: list[Term], options: dict[str, str],
+          readings: list[str] | None = None) -> tuple[tuple[str, ...], ...]:
+    """§10.2.4: each term's cards move on top in its order; unnamed cards at the bottom.
+    How an open point was read is appended to ``readings``."""
     base = next((t.direction for t in terms[:1] if t.direction is not None), 1)
     order: list[set[str]] = []
     for n, t in enumerate(terms):
         groups = t.groups
         if t.bare:
             full = len(terms) == 1 or t.direction == -1 or options["bare_piu"] == "all" or n > 0
+            if n == 0 and len(terms) > 1 and t.direction == 1 and readings is not None:
+                readings.append(READINGS["bare_piu", options["bare_piu"]])
             ranks = ALL if full else tuple(range(1, 11))
             if t.direction == -1:
                 ranks = tuple(reversed(ranks))
@@ -587,16 +612,16 @@ def parse(text: str, options: dict[str, str] | None = None, vocab: Vocabulary | 
         raise BadComanda("a comanda of more than 500 characters is not a declaration")
     vocab = vocab or BUILTIN
     # a table repeats its favourite comande: remember the last few resolved ones per vocabulary
-    memo: dict[tuple[str, str, str], Comanda] = vocab._tables.setdefault("parsed", {})
-    key = (text, opts["bare_piu"], opts["a_asso"])
+    memo: dict[tuple[str, str, str, str], Comanda] = vocab._tables.setdefault("parsed", {})
+    key = (text, opts["bare_piu"], opts["a_asso"], opts["meno_al"])
     if key in memo:
         return memo[key]
     p = _Parser(text, vocab, opts)
-    order = build(p.parse(), opts)
+    order = build(p.parse(), opts, p.readings)
     check(order)
     if len(memo) >= 256:
         memo.clear()
-    memo[key] = result = Comanda(text, order)
+    memo[key] = result = Comanda(text, order, tuple(dict.fromkeys(p.readings)))
     return result
 
 
@@ -651,8 +676,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"cardtable comanda: {exc.message}", file=sys.stderr)
         return 1
     if args.json:
-        print(json.dumps({"judgment": "ranking", "order": result.to_json()}, separators=(",", ":")))
+        ranking: dict[str, Any] = {"judgment": "ranking", "order": result.to_json()}
+        if result.readings:
+            ranking["reading"] = list(result.readings)
+        print(json.dumps(ranking, separators=(",", ":")))
     else:
         print(f"comanda: {text}\nlowest → highest:")
         print(result.describe())
+        for line in result.readings:
+            print(f"read as: {line}")
     return 0

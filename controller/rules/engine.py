@@ -18,10 +18,15 @@ from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Iterable, Sequence
 
 from controller.rules import cards as _cards
-from controller.rules.errors import BadEvent, DuplicateCard, NotAllowed, OutOfTurn
+from controller.rules.errors import BadEvent, DuplicateCard, NotAllowed, OutOfTurn, quote
 from controller.rules.events import Event
 
 Judgment = dict[str, Any]
+
+# The largest value any integer option takes. The biggest default is 21 points (Vitou) and
+# no club game runs to more than a few hundred points, hands or games; a larger number is a
+# typo, and 10**30 would only make a match that never ends. Set by hand, not measured.
+OPTION_INT_MAX = 1000
 
 
 def judgment(kind: str, **fields: Any) -> Judgment:
@@ -38,18 +43,21 @@ class Option:
     default: Any
     doc: str
     choices: tuple[Any, ...] | None = None
+    low: int = 0                      # integer options: the allowed range, inclusive
+    high: int = OPTION_INT_MAX
 
     def check(self, name: str, value: Any) -> Any:
         if self.choices is not None:
             if value not in self.choices:
-                raise BadEvent(f"option {name!r} must be one of {list(self.choices)}, not {value!r}")
+                raise BadEvent(f"option {name!r} must be one of {list(self.choices)}, not {quote(value)}")
             return value
         want = type(self.default)
         ok = isinstance(value, want) and not (want is int and isinstance(value, bool))
         if not ok:
-            raise BadEvent(f"option {name!r} must be a {want.__name__}, not {value!r}")
-        if want is int and value < 0:
-            raise BadEvent(f"option {name!r} must not be negative")
+            raise BadEvent(f"option {name!r} must be a {want.__name__}, not {quote(value)}")
+        if want is int and not self.low <= value <= self.high:
+            raise BadEvent(f"option {name!r} must be an integer from {self.low} to {self.high}, "
+                           f"not {quote(value)}")
         return value
 
 
@@ -149,6 +157,33 @@ class Game(ABC):
     def on_redeal(self, event: Event) -> list[Judgment]:
         raise NotAllowed(f"redeal is not used in {self.name}")
 
+    # ----- penalties: one mechanism for every game ----------------------------------
+    # Games whose hands come in kinds decided by the scores (Vitou's hands at 20, Truco's hands
+    # of eleven) set this False when a hand is dealt and True at its first card, call, decision
+    # or deal option; the default True means "never re-decide".
+    hand_begun: bool = True
+
+    def on_penalty(self, event: Event) -> list[Judgment]:
+        """Score a penalty on the game's scale (:meth:`score_penalty`). A penalty that ends
+        nothing but moves the scores re-decides a hand that has not begun yet, as if it were
+        dealt now (:meth:`decide_hand_kind`: Vitou §7.1/§7.2, Truco §8); a hand already under
+        way keeps the kind and stake it is being played for, and the next hand follows the
+        new scores.
+        """
+        ended = self.score_penalty(event)
+        if ended is not None:
+            return ended
+        if not self.hand_begun:
+            self.decide_hand_kind()
+        return [self.score_judgment(), *self.turn_judgments()]
+
+    def score_penalty(self, event: Event) -> list[Judgment] | None:
+        """Move the scores for ``event``; the judgments if that ended the hand, else None."""
+        raise NotAllowed(f"penalties are not used in {self.name}")
+
+    def decide_hand_kind(self) -> None:
+        """Set up the current (not yet begun) hand's kind from the scores now."""
+
     # ----- helpers for game modules ---------------------------------------------------
     def next_seat(self, seat: int) -> int:
         return (seat + 1) % self.players
@@ -205,9 +240,28 @@ class Game(ABC):
     def to_act(self) -> tuple[int, list[str]] | None:
         """(seat, event kinds it may send) or None when nobody is to act."""
 
-    def turn_judgments(self) -> list[Judgment]:
+    def others_to_act(self) -> list[tuple[int, list[str]]]:
+        """Seats other than :meth:`to_act`'s that may also send an event now, with the kinds
+        (an opponent's answer, the dealer's scart, a jack holder's swap...); none by default."""
+        return []
+
+    def turn_fields(self) -> dict[str, Any] | None:
+        """``seat``, ``expects`` and, when other seats may act too, ``others`` (a list of
+        ``{"seat", "expects"}``, docs/contract-extensions.md); None when nobody is to act."""
         who = None if self.finished else self.to_act()
-        return [] if who is None else [judgment("turn", seat=who[0], expects=who[1])]
+        if who is None:
+            return None
+        out: dict[str, Any] = {"seat": who[0], "expects": who[1]}
+        others = self.others_to_act()
+        if others:
+            listed = [{"seat": s, "expects": k} for s, k in others if s != who[0] and k]
+            if listed:
+                out["others"] = listed
+        return out
+
+    def turn_judgments(self) -> list[Judgment]:
+        fields = self.turn_fields()
+        return [] if fields is None else [judgment("turn", **fields)]
 
     def unplayed_cards(self) -> list[str]:
         """Cards of the deck that may still appear on the table in this deal (for vision)."""
@@ -219,14 +273,13 @@ class Game(ABC):
         Common keys first (every display can rely on them), then the game's own under
         ``detail``.
         """
-        who = None if self.finished else self.to_act()
         return {
             "game": self.name,
             "players": self.players,
             "dealer": self.dealer,
             "options": dict(self.options),
             "scores": list(self.scores()),
-            "turn": None if who is None else {"seat": who[0], "expects": who[1]},
+            "turn": self.turn_fields(),
             "finished": self.finished,
             "match_winner": self.match_winner,
             "detail": self.detail(),

@@ -6,6 +6,29 @@ callers can catch them the ordinary way.
 """
 from __future__ import annotations
 
+import json
+from typing import Any
+
+# Characters of bad input an error message repeats. The longest card spelling the referee
+# accepts is 22 characters (max key length of cards._alias_table over every deck;
+# tests/rules/test_input_edges.py re-measures it), so 40 always shows what was meant, and
+# a 100 kB line is never echoed whole.
+QUOTE_LIMIT = 40
+# Backstop for a whole error message (lists of known events, games or options included).
+MESSAGE_LIMIT = 300
+
+
+def quote(value: Any) -> str:
+    """``value`` as an error message shows it: repr of a string, JSON of anything else, at
+    most :data:`QUOTE_LIMIT` characters of it (then "…")."""
+    if isinstance(value, str):
+        return repr(value) if len(value) <= QUOTE_LIMIT else repr(value[:QUOTE_LIMIT]) + "…"
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        text = type(value).__name__
+    return text if len(text) <= QUOTE_LIMIT else text[:QUOTE_LIMIT] + "…"
+
 
 class RefereeError(ValueError):
     """An event the referee rejects; the state is left exactly as it was."""
@@ -13,6 +36,8 @@ class RefereeError(ValueError):
     code = "bad_event"
 
     def __init__(self, message: str) -> None:
+        if len(message) > MESSAGE_LIMIT:
+            message = message[:MESSAGE_LIMIT] + "…"
         super().__init__(message)
         self.message = message
 

@@ -1,7 +1,9 @@
 """Referee input events (CONTRACT §3.1): parsing and field validation.
 
 Field checks live here, once, for every game: an event that passes :func:`parse_event`
-has exactly the fields its kind allows, of the right JSON types. What the *rules* make of
+has every field its kind requires, and each field the referee reads (:data:`SCHEMA`) is of
+the right JSON type. Any other field is accepted and ignored (a tablet may stamp events with
+a time or an id, ``docs/contract-extensions.md``); it stays in ``raw`` for the journal. What the *rules* make of
 it (whose turn, which calls are legal) is the game module's business.
 """
 from __future__ import annotations
@@ -10,9 +12,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.rules.errors import BadEvent
+from controller.rules.errors import BadEvent, quote
 
-# kind -> {field: (json type name, required)}
+# kind -> {field: (json type name, required)}: the only fields the referee reads.
 _STR, _INT, _BOOL, _OBJ, _STRLIST = "string", "integer", "boolean", "object", "list of strings"
 SCHEMA: dict[str, dict[str, tuple[str, bool]]] = {
     "start": {"game": (_STR, True), "dealer": (_INT, True), "players": (_INT, False), "options": (_OBJ, False)},
@@ -80,32 +82,29 @@ def parse_line(line: str) -> Event:
 
 
 def parse_event(obj: Any) -> Event:
-    """Validate a decoded event object: known kind, known fields, right types."""
+    """Validate a decoded event object: known kind, required fields, right types; others ignored."""
     if not isinstance(obj, dict):
         raise BadEvent(f"an event must be a JSON object, not {type(obj).__name__}")
     kind = obj.get("event")
     if not isinstance(kind, str):
         raise BadEvent('missing "event" field (one of: ' + ", ".join(SCHEMA) + ")")
     if kind not in SCHEMA:
-        raise BadEvent(f"unknown event {kind!r}; known events: " + ", ".join(SCHEMA))
+        raise BadEvent(f"unknown event {quote(kind)}; known events: " + ", ".join(SCHEMA))
     schema = SCHEMA[kind]
-    unknown = sorted(k for k in obj if k != "event" and k not in schema)
-    if unknown:
-        raise BadEvent(f"{kind} event has unknown field(s): {', '.join(unknown)}")
     for name, (typ, required) in schema.items():
         if name not in obj:
             if required:
                 raise BadEvent(f'{kind} event needs a "{name}" field ({typ})')
             continue
         if not _type_ok(obj[name], typ):
-            raise BadEvent(f'{kind} event: "{name}" must be a {typ}, not {json.dumps(obj[name])[:40]}')
+            raise BadEvent(f'{kind} event: "{name}" must be a {typ}, not {quote(obj[name])}')
     if kind == "card":
         has_card, down = "card" in obj, obj.get("face_down", False)
         if down and has_card:
             raise BadEvent('card event: give either "card" or "face_down": true, not both')
         if not down and not has_card:
             raise BadEvent('card event needs a "card" field (or "face_down": true)')
-    fields = {k: v for k, v in obj.items() if k != "event"}
+    fields = {k: v for k, v in obj.items() if k in schema}
     if "cards" in fields:
         fields["cards"] = tuple(fields["cards"])
     return Event(kind=kind, raw=dict(obj), **fields)

@@ -1,13 +1,15 @@
 """The referee: an event-sourced wrapper around one game, and ``cardtable referee``.
 
-It owns what is common to every game: ``start`` (a new match), ``undo`` (replay the
-accepted events minus the last), ``no_match``, and the promise that a rejected event
+It owns what is common to every game: ``start`` (a new match), ``undo`` (take back the
+last accepted event: replay the accepted events minus the last; a ``start`` is an event
+too, so undoing one brings the match it replaced back exactly), ``no_match``, and the promise that a rejected event
 changes nothing (the game is restored from a checkpoint and the accepted events after
 it). Judgments carry ``"after"``: the index of the input that caused them.
 """
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import pickle
 import sys
@@ -15,7 +17,7 @@ from typing import IO, Any, Iterable, Sequence
 
 from controller.rules import GAMES, find_game
 from controller.rules.engine import Game, Judgment, judgment
-from controller.rules.errors import BadEvent, NoMatch, RefereeError
+from controller.rules.errors import BadEvent, NoMatch, RefereeError, quote
 from controller.rules.events import Event, parse_event, parse_line
 
 
@@ -31,6 +33,8 @@ class Referee:
         self.game: Game | None = None
         self.accepted: list[Event] = []   # since (and including) the last start
         self._checkpoint: tuple[bytes, int] | None = None  # (pickled game, len(accepted))
+        # What each accepted start replaced, so undoing it restores that exactly.
+        self._replaced: list[tuple[Game | None, list[Event], tuple[bytes, int] | None]] = []
 
     # ----- feeding ----------------------------------------------------------------
     def feed_line(self, line: str) -> list[Judgment]:
@@ -78,6 +82,7 @@ class Referee:
     def _start(self, event: Event) -> list[Judgment]:
         game = self.new_game(event)
         out = game.begin()
+        self._replaced.append((self.game, self.accepted, self._checkpoint))
         self.game, self.accepted, self._checkpoint = game, [event], None
         return out
 
@@ -87,7 +92,7 @@ class Referee:
         try:
             cls = find_game(event.game)
         except KeyError:
-            raise BadEvent(f"unknown game {event.game!r}; games: {', '.join(GAMES)}") from None
+            raise BadEvent(f"unknown game {quote(event.game)}; games: {', '.join(GAMES)}") from None
         players = cls.default_players if event.players is None else event.players
         if players not in cls.player_counts:
             counts = ", ".join(map(str, cls.player_counts))
@@ -100,9 +105,9 @@ class Referee:
         if not self.accepted:
             raise NoMatch("nothing to undo")
         events = self.accepted[:-1]
-        if not events:
-            self.game, self.accepted, self._checkpoint = None, [], None
-            return []
+        if not events:                 # undo of a start: the match it replaced comes back
+            self.game, self.accepted, self._checkpoint = self._replaced.pop()
+            return [] if self.game is None else [self.game.score_judgment(), *self.game.turn_judgments()]
         self._rebuild(events)
         assert self.game is not None
         return [self.game.score_judgment(), *self.game.turn_judgments()]
@@ -137,17 +142,37 @@ class Referee:
         return None if self.game is None else self.game.snapshot()
 
 
+# What JSON itself calls whitespace (RFC 8259): a line of only these is blank and skipped.
+# str.strip() would also drop U+001F, U+0085, U+2028..., which are not blank JSON.
+JSON_BLANKS = " \t\r\n"
+BOM = "\ufeff"
+
+
 def judge_lines(lines: Iterable[str], out: IO[str]) -> int:
-    """Judge JSON Lines, writing judgment lines; returns the number of input lines."""
+    """Judge JSON Lines, writing judgment lines; returns the number of input lines.
+
+    A UTF-8 byte-order mark before the first line is dropped (editors on Windows add one).
+    """
     ref = Referee()
     n = 0
     for i, line in enumerate(lines):
         n = i + 1
-        if not line.strip():
+        if i == 0 and line.startswith(BOM):
+            line = line[len(BOM):]
+        if not line.strip(JSON_BLANKS):
             continue
         for j in ref.feed_line(line):
             out.write(encode({"after": i, **j}) + "\n")
     return n
+
+
+def open_events(path: str | None) -> IO[str]:
+    """The events file, or stdin for None / "-", read the same way: UTF-8 (bad bytes
+    replaced, so they become a bad_event rather than a crash) with universal newlines, so a
+    lone CR ends a line from a file and from a pipe alike."""
+    if path in (None, "-"):
+        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace", newline=None)
+    return open(path, encoding="utf-8", errors="replace", newline=None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -157,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("file", nargs="?", help="events file (default: standard input)")
     args = parser.parse_args(argv)
     try:
-        src = sys.stdin if args.file in (None, "-") else open(args.file, encoding="utf-8", errors="replace")
+        src = open_events(args.file)
     except OSError as exc:
         print(f"cardtable referee: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return 2

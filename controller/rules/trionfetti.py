@@ -34,11 +34,14 @@ class Trionfetti(Game):
     clockwise = False
     player_counts = (4,)
     OPTIONS = {
-        "points_to_win": Option(20, "a game is won at this total (§3, §7.2)"),
-        "games_to_win": Option(3, "games a team must win to take the match (§7.5)"),
+        "points_to_win": Option(20, "a game is won at this total (§3, §7.2)", low=2),
+        "games_to_win": Option(3, "games a team must win to take the match (§7.5)", low=1),
         "bare_piu": Option("ponto", "a bare 'più' first in a longer comanda: 'ponto' = numerals "
                            "only, pictures lowest (§10.2.7, the Più e Napoli example) or 'all'",
                            ("ponto", "all")),
+        "meno_al": Option("manco", "comanda 'meno al X' (§10.3 leaves the direction open): 'manco' = "
+                          "the king lowest up to X highest (R C F 10 9 8 for meno all'otto, the "
+                          "table's order) or 'king_top' = X lowest up to the king", ("manco", "king_top")),
         "a_asso": Option("body", "comanda #20 '… figure de coppe a asso': 'body' = cups' pictures "
                          "on top (§10.6) or 'top' = ace of cups above them", ("body", "top")),
         "vaga_first_trick": Option(True, "vagaresto may be called in the first trick of a hand (§8.10)"),
@@ -129,6 +132,11 @@ class Trionfetti(Game):
             return None
         return self.turn, ["card", "call"] if self.may_call(self.turn) else ["card"]
 
+    def others_to_act(self) -> list[tuple[int, list[str]]]:
+        """§8.2: the caller's second opponent may answer the vagaresto too."""
+        ans = self.answerers()
+        return [] if ans is None else [(ans[1], ["answer"])]
+
     def stake_now(self) -> int:
         """§8.5: the points the leading team still needs."""
         return self.options["points_to_win"] - max(self.totals)
@@ -142,11 +150,14 @@ class Trionfetti(Game):
                              "no comanda is due now")
         if ev.seat != self.cutter:
             raise OutOfTurn(f"seat {self.cutter} (the cutter) declares the comanda, not seat {ev.seat}")
-        opts = {"bare_piu": self.options["bare_piu"], "a_asso": self.options["a_asso"]}
+        opts = {k: self.options[k] for k in _comanda.OPTION_CHOICES}
         self.comanda = _comanda.parse(ev.text, opts, self.vocab)
         self.level = self.comanda.level
         self.phase, self.turn = "play", self.eldest
-        return [judgment("ranking", order=self.comanda.to_json()), *self.turn_judgments()]
+        ranking = judgment("ranking", order=self.comanda.to_json())
+        if self.comanda.readings:                 # the open points of §10.2.7 / §10.3, as read
+            ranking["reading"] = list(self.comanda.readings)
+        return [ranking, *self.turn_judgments()]
 
     def on_call(self, ev: Event) -> list[Judgment]:
         assert ev.seat is not None and ev.call is not None
@@ -261,7 +272,7 @@ class Trionfetti(Game):
         self._new_hand()
         return self.turn_judgments()
 
-    def on_penalty(self, ev: Event) -> list[Judgment]:
+    def score_penalty(self, ev: Event) -> list[Judgment] | None:
         """The spec has no penalty scale; clubs set ``penalty_points`` for the opponents."""
         assert ev.team is not None
         opponents, points = 1 - ev.team, self.options["penalty_points"]
@@ -269,7 +280,7 @@ class Trionfetti(Game):
         if self.totals[opponents] >= self.options["points_to_win"]:
             return [judgment("hand", hand=self.hand, winner=opponents, points=points, reason="penalty"),
                     self.score_judgment(), *self._after_hand(smazzata_over=True)]
-        return [self.score_judgment(), *self.turn_judgments()]
+        return None
 
     # ----- state --------------------------------------------------------------------
     def scores(self) -> list[int]:

@@ -225,14 +225,14 @@ class Troccas(Game):
         "hands_per_game": Option(0, "scored hands in a game; 0: one per player, so each deals once "
                                  "(4: §3.1, 6: §9.1.5; 3 and 5: [OPEN] §9.2.4)"),
         "games_per_match": Option(1, "games in a match; the side that won most games wins it "
-                                  "(the spec has no match)"),
+                                  "(the spec has no match)", low=1),
         "three_player_count": Option("threes", "three-player counting custom (§9.2.3): 'threes' "
                                      "(groups of three, total 78) or 'singly' (total 127)",
                                      ("threes", "singly")),
         "two_round_deficit": Option(9, "a team whose total is this far below 0 may ask for the "
-                                    "two-round deal (§4.4; four players)"),
+                                    "two-round deal (§4.4; four players)", low=1),
         "one_round_deficit": Option(18, "... for the one-round deal (§4.4 '18 or more'; the "
-                                    "Tujetsch sheet's 'more than 18' is 19)"),
+                                    "Tujetsch sheet's 'more than 18' is 19)", low=1),
         "boub": Option(True, "the boub call (§6.2); never with 3 or 5 players (§9.2.2)"),
         "boub_trigger": Option("first_lead", "[OPEN] §6.2.6: 'first_lead' (only the first trick "
                                "in which the suit is led) or 'king_trick' (the trick of that suit "
@@ -304,6 +304,7 @@ class Troccas(Game):
         self.turn = self.leader
         self.last_play: tuple[int, str] | None = None   # for the king + jack second card
         self.kj_pending: int | None = None              # holder who must take a card back
+        self.kj_declared: int | None = None             # last player who called king_jack (§6.3)
         self.boub: dict[str, Any] | None = None         # the trick just won may be called on
         self._kj_holder: int | None = None              # king + jack in the trick in play
         self.boub_unanswered: list[dict[str, Any]] = []  # boub calls nobody swapped for
@@ -312,9 +313,57 @@ class Troccas(Game):
     def to_act(self) -> tuple[int, list[str]] | None:
         if self.kj_pending is not None:
             return self.kj_pending, ["exchange"]
-        if self.boub is not None and self.boub["call"] is None:
-            return self.turn, ["card", "call"]
-        return self.turn, ["card"]
+        expects = ["card"]
+        if ((self.boub is not None and self.boub["call"] is None and self.kj_declared is None)
+                or self._may_declare_king_jack(self.turn)):
+            expects.append("call")
+        if self.dealer == self.turn and self._scart_due():
+            expects.append("discard")
+        return self.turn, expects
+
+    def others_to_act(self) -> list[tuple[int, list[str]]]:
+        """Seats that may act beside the one to play: the dealer's scart (any time before it is
+        entered), the king + jack second card right after the first (§6.3), and after a boub
+        call every seat but the caller, one of which holds the jack (§6.2.3)."""
+        out: dict[int, list[str]] = {}
+        if self.dealer != self.turn and self._scart_due():
+            out.setdefault(self.dealer, []).append("discard")
+        lp = self.last_play
+        if (self.kj_pending is None and lp is not None and lp[0] != self.turn
+                and lp[1].endswith(("/king", "/jack"))):      # cheap test before partner_card
+            seat, first = lp
+            mate = partner_card(first)
+            if (mate is not None and self.cards_left[seat] > 0 and mate not in self.played
+                    and not (self.scart is not None and mate in self.scart) and self._is_king_jack(seat, mate)):
+                out.setdefault(seat, []).insert(0, "card")
+        b = self.boub
+        if b is not None and b["call"] is not None and b["swapped"] is None and self.kj_pending is None:
+            for seat in range(self.players):
+                if seat != b["caller"]:
+                    out.setdefault(seat, []).append("exchange")
+        if len(out) < 2:
+            return list(out.items())
+        order = [(self.turn + i) % self.players for i in range(self.players)]
+        return [(seat, out[seat]) for seat in order if seat in out]
+
+    def _scart_due(self) -> bool:
+        return self.scart_size > 0 and self.scart is None
+
+    def _may_declare_king_jack(self, seat: int) -> bool:
+        """§6.3 for the last player to a trick who wins it with his king (or jack): he may add
+        the partner card as his second card, but it cannot be told from his next lead, so he
+        first calls ``king_jack``."""
+        if self.kj_pending is not None or self.kj_declared is not None or self.current or not self.tricks:
+            return False
+        if self.last_play is None or self.last_play[0] != seat:
+            return False
+        t = self.tricks[-1]
+        first = self.last_play[1]
+        mate = partner_card(first)
+        return (mate is not None and t["winner"] == seat and t["kj"] is None and t["first"]
+                and t["suit"] == suit(first) and list(self.last_play) in t["cards"]
+                and mate not in self.played and not (self.scart is not None and mate in self.scart)
+                and self.cards_left[seat] > 0)
 
     def boub_trigger(self, t: dict[str, Any]) -> str | None:
         """Why the trick ``t`` just won can *not* be called on (§6.2.1); None if it can."""
@@ -374,6 +423,10 @@ class Troccas(Game):
         assert ev.card is not None
         card = self.parse_card(ev.card)
         amend = self._is_king_jack(seat, card)
+        if self.kj_declared is not None and not amend:
+            assert self.last_play is not None
+            raise NotAllowed(f"seat {self.kj_declared} called king_jack: its next card is "
+                             f"{partner_card(self.last_play[1])}, the second of the pair (§6.3)")
         if not amend:
             if self.kj_pending is not None:
                 raise NotAllowed(f"seat {self.kj_pending} played king and jack and must first take a "
@@ -415,14 +468,15 @@ class Troccas(Game):
                 return False
             if t["winner"] == seat:
                 # He wins the trick and leads next anyway: a king and jack here cannot be told
-                # from his lead, so the card is read as the lead of the next trick.
-                return False
+                # from his lead, so it counts only after his king_jack call (else it is his lead).
+                return self.kj_declared == seat
             x, first = t["suit"], t["first"]
         else:
             return False
         return x == suit(card) and first
 
     def _add_king_jack(self, seat: int, card: str) -> list[Judgment]:
+        self.kj_declared = None
         self.played.add(card)
         self.cards_left[seat] -= 1
         self.last_play = None
@@ -467,8 +521,14 @@ class Troccas(Game):
 
     def on_call(self, ev: Event) -> list[Judgment]:
         assert ev.seat is not None
+        if ev.call == "king_jack":
+            if not self._may_declare_king_jack(ev.seat):
+                raise NotAllowed("no king_jack call now: it is for the last player to a first trick "
+                                 "of a suit who won it with its king or jack and still holds the other (§6.3)")
+            self.kj_declared = ev.seat
+            return [judgment("call", seat=ev.seat, call="king_jack", stake=None), *self.turn_judgments()]
         if ev.call not in ("boub", "boub_sche"):
-            raise NotAllowed(f"unknown call {ev.call!r} in troccas (boub or boub_sche)")
+            raise NotAllowed(f"unknown call {ev.call!r} in troccas (boub, boub_sche or king_jack)")
         why = self._why_no_boub(ev.seat)
         if why:
             raise NotAllowed(f"no {ev.call} now: {why}")
@@ -478,6 +538,8 @@ class Troccas(Game):
         return [judgment("call", seat=ev.seat, call=ev.call, stake=None), *self.turn_judgments()]
 
     def _why_no_boub(self, seat: int) -> str | None:
+        if self.kj_declared is not None:
+            return f"seat {self.kj_declared} called king_jack: the jack joins the trick"
         if self.kj_pending is not None or self.current:
             return "a boub call is made when a trick is complete, before the next lead"
         if not self.tricks:
@@ -587,14 +649,15 @@ class Troccas(Game):
         self._new_hand()
         return self.turn_judgments()
 
-    def on_penalty(self, ev: Event) -> list[Judgment]:
+    def score_penalty(self, ev: Event) -> list[Judgment] | None:
+        """Club scale ``penalty_points``: the offenders pay it to every other side."""
         assert ev.team is not None
         p = self.options["penalty_points"]
         if p <= 0:
             raise NotAllowed("troccas has no penalty scale; set option penalty_points to use penalties")
         for side in range(self.sides):
             self.totals[side] += -p * (self.sides - 1) if side == ev.team else p
-        return [self.score_judgment(), *self.turn_judgments()]
+        return None
 
     # ----- obligations seen after the fact ------------------------------------------------
     def _close_boub(self) -> None:
@@ -755,6 +818,7 @@ class Troccas(Game):
             "voids": [[{"suit": s, "trick": n} for s, n in sorted(v.items())] for v in self.voids],
             "boub": None if self.boub is None else dict(self.boub),
             "king_jack_pending": self.kj_pending,
+            "king_jack_called": self.kj_declared,
             "fool_debt": None if r["debt"] is None else {"debtor": r["debt"][0], "creditor": r["debt"][1]},
             "deal_entitlements": self.deal_entitlements(),
         }

@@ -56,7 +56,7 @@ class Truco(Game):
         "raise_in_extra_trick": Option(
             False, "§7.8: after a decisive trick tied with every top card played after the call, may "
             "the team that did not bet last raise in the extra decisive trick? (default: no)"),
-        "games_to_win": Option(2, "games a team must win to take the match (spec silent; best of three)"),
+        "games_to_win": Option(2, "games a team must win to take the match (spec silent; best of three)", low=1),
         "negative_scores": Option(False, "§10.6: may a penalty take a score below 0? (default: no)"),
         "surplus_award": Option(
             "stake", "§10.4: what the dealer's opponents score when a penalty 'surplus_card' is ruled: "
@@ -90,10 +90,10 @@ class Truco(Game):
         self.decisive: int | None = None                 # seed rule: the trick that decides the hand
         self.call_pos = 0                                # cards in the decisive trick before the call
         self.extra = False                               # decisive trick moved on by a tie (§7.7b)
-        self.begun = False                               # any deal option, decision, call or card yet
-        self._setup_kind()
+        self.hand_begun = False                          # any deal option, decision, call or card yet
+        self.decide_hand_kind()
 
-    def _setup_kind(self) -> None:
+    def decide_hand_kind(self) -> None:
         """§4 ordinary hand, §8.2 hand of eleven or §8.3 iron hand, from the scores now."""
         at11 = [t for t in (0, 1) if self.totals[t] == ELEVEN]
         self.at_eleven: int | None = at11[0] if len(at11) == 1 else None
@@ -168,6 +168,17 @@ class Truco(Game):
             expects.append("deal_option")
         return self.turn, expects
 
+    def others_to_act(self) -> list[tuple[int, list[str]]]:
+        """The partner of the announced seat: either opponent answers a call (§7.3), either
+        member of the team at 11 decides (§8.2.2)."""
+        if self.finished:
+            return []
+        if self.phase == "decide":
+            return [((self._decider() + 2) % self.players, ["decide"])]
+        if self.pending is not None:
+            return [((self.pending["seat"] + 3) % self.players, ["answer"])]
+        return []
+
     # ----- events -------------------------------------------------------------------
     def on_deal_option(self, ev: Event) -> list[Judgment]:
         """§4.2-4.3: mão keeps, passes (once) or burns (at most three rejected sets)."""
@@ -193,7 +204,7 @@ class Truco(Game):
                 self.burned += self._burned_cards(ev.cards)
             self.passes += ev.option == "pass"
             self.rejected += 1
-        self.begun = True
+        self.hand_begun = True
         return self.turn_judgments()
 
     def _burned_cards(self, given: tuple[str, ...]) -> list[str]:
@@ -219,7 +230,7 @@ class Truco(Game):
             return self._end_hand(1 - self.at_eleven, 1, "ran")
         if ev.decision != "play":
             raise NotAllowed(f"decision must be 'play' or 'run', not {ev.decision!r}")
-        self.phase, self.begun = "play", True
+        self.phase, self.hand_begun = "play", True
         return self.turn_judgments()
 
     def on_call(self, ev: Event) -> list[Judgment]:
@@ -237,7 +248,7 @@ class Truco(Game):
                         "pos": len(self.plays)}
         if self.phase == "deal":
             self.phase = "play"          # calling before a card: the set was kept
-        self.begun = True
+        self.hand_begun = True
         return [judgment("call", seat=ev.seat, call="truco", stake=value), *self.turn_judgments()]
 
     def on_answer(self, ev: Event) -> list[Judgment]:
@@ -285,7 +296,7 @@ class Truco(Game):
             self.played.add(card)
         if self.phase == "deal":
             self.phase = "play"              # a first card without a deal option: the set was kept
-        self.begun = True
+        self.hand_begun = True
         self.plays.append((ev.seat, card))
         if len(self.plays) < self.players:
             self.turn = self.next_seat(ev.seat)
@@ -343,7 +354,7 @@ class Truco(Game):
         self._new_hand()
         return self.turn_judgments()
 
-    def on_penalty(self, ev: Event) -> list[Judgment]:
+    def score_penalty(self, ev: Event) -> list[Judgment] | None:
         """§10.5 scale: opponents +1 when both teams are below 11, else the offenders −1.
 
         ``offence: "surplus_card"`` (§10.4, a misdeal by the dealer's team) instead ends the
@@ -360,9 +371,7 @@ class Truco(Game):
             self.totals[ev.team] = max(low, self.totals[ev.team] - 1)
         else:
             self.totals[1 - ev.team] += 1
-        if not self.begun:            # the hand has not started: its kind follows the new scores
-            self._setup_kind()
-        return [self.score_judgment(), *self.turn_judgments()]
+        return None
 
     # ----- state --------------------------------------------------------------------
     def scores(self) -> list[int]:

@@ -32,8 +32,8 @@ class Vitou(Game):
     clockwise = True
     player_counts = (4,)
     OPTIONS = {
-        "points_to_win": Option(21, "a game is won at this total or more (§6.2)"),
-        "games_to_win": Option(2, "games a team must win to take the match (spec silent; best of three)"),
+        "points_to_win": Option(21, "a game is won at this total or more (§6.2)", low=2),
+        "games_to_win": Option(2, "games a team must win to take the match (spec silent; best of three)", low=1),
         "partners_tie": Option("team", "equal top cards of partners: 'team' wins (§4.5c default) or 'tie'",
                                ("team", "tie")),
         "last_player_may_refuse": Option(True, "the last player to a trick may refuse a bid (§5.2.3)"),
@@ -64,20 +64,31 @@ class Vitou(Game):
         self.bid_team: int | None = None
         self.bidder_must_play: int | None = None  # seat that bid and has yet to play
         self.answerer: int | None = None          # the one player who may refuse now
+        self.hand_begun = False                   # a bid, card or decision yet
+        self.decide_hand_kind()
+
+    def decide_hand_kind(self) -> None:
+        """§7 from the scores now: an ordinary hand, one team at 20 (§7.1) or both (§7.2).
+
+        Called when the hand is dealt and again after a penalty before it has begun (the
+        engine's one mechanism), so a penalty to 20 gets the decision or the pass round.
+        """
+        self.kind = "normal"                      # normal | twenty (§7.1) | twenty20 (§7.2)
         self.phase = "play"                       # play | decide20 | pass20
         self.at_twenty: int | None = None         # §7.1: the team at 20
+        self.turn = self.leader
         target = self.options["points_to_win"] - 1
         if self.options["twenty_rules"]:
             high = [t for t in (0, 1) if self.totals[t] == target]
             if len(high) == 1:
-                self.phase, self.at_twenty, self.turn = "decide20", high[0], None
+                self.kind, self.phase, self.at_twenty, self.turn = "twenty", "decide20", high[0], None
             elif len(high) == 2:
-                self.phase, self.turn = "pass20", self.leader
+                self.kind, self.phase = "twenty20", "pass20"
 
     def bidding_closed(self) -> bool:
-        """§7: no bidding once a team is at 20, nor in the 20-20 hand."""
+        """§7.1.1: no bidding once a team is at 20 (also when a penalty took it there mid-hand)."""
         target = self.options["points_to_win"] - 1
-        return self.options["twenty_rules"] and max(self.totals) >= target
+        return self.kind != "normal" or (self.options["twenty_rules"] and max(self.totals) >= target)
 
     # ----- who may do what ----------------------------------------------------------
     def may_bid(self, seat: int) -> bool:
@@ -115,6 +126,14 @@ class Vitou(Game):
             expects.append("answer")
         return self.turn, expects
 
+    def others_to_act(self) -> list[tuple[int, list[str]]]:
+        """§7.1.2: either member of the team at 20 decides."""
+        if self.phase == "decide20":
+            seat = self.to_act()
+            assert seat is not None
+            return [((seat[0] + 2) % self.players, ["decide"])]
+        return []
+
     # ----- events -------------------------------------------------------------------
     def on_call(self, ev: Event) -> list[Judgment]:
         assert ev.seat is not None
@@ -132,6 +151,7 @@ class Vitou(Game):
         self.bid_team = self.team(seat)
         self.bidder_must_play = seat
         self.answerer = self.next_seat(seat)
+        self.hand_begun = True
         return [judgment("call", seat=seat, call="bid", stake=self.stake), *self.turn_judgments()]
 
     def _why_no_bid(self, seat: int) -> str:
@@ -148,6 +168,8 @@ class Vitou(Game):
     def on_answer(self, ev: Event) -> list[Judgment]:
         assert ev.seat is not None
         if ev.answer == "raise":
+            if self.answerer != ev.seat:      # a raise answers a bid; without one it is a call
+                raise NotAllowed(f"seat {ev.seat} has no bid to answer: a new bid is a call")
             return self._bid(ev.seat)
         if ev.answer not in ("accept", "refuse"):
             raise NotAllowed(f"unknown answer {ev.answer!r} (accept, refuse or raise)")
@@ -165,6 +187,7 @@ class Vitou(Game):
 
     def on_decide(self, ev: Event) -> list[Judgment]:
         assert ev.seat is not None
+        self.hand_begun = True              # a rejected decision is rolled back by the referee
         if self.phase == "decide20":
             if self.team(ev.seat) != self.at_twenty:
                 raise NotAllowed(f"only team {self.at_twenty} (at 20) decides whether to play this hand")
@@ -206,6 +229,7 @@ class Vitou(Game):
             self.bidder_must_play = None
         self.plays.append((ev.seat, card))
         self.played.add(card)
+        self.hand_begun = True
         if len(self.plays) < self.players:
             self.turn = self.next_seat(ev.seat)
             return self.turn_judgments()
@@ -232,10 +256,12 @@ class Vitou(Game):
         return out + self.turn_judgments()
 
     def _hand_points(self, team: int) -> int:
+        """What the hand is worth, by the kind it was dealt as (a penalty mid-hand changes
+        the scores, not the hand: its bid or its 1 point stands, §7 applies from the next)."""
         target = self.options["points_to_win"]
-        if self.at_twenty is not None:                 # §7.1
+        if self.kind == "twenty":                      # §7.1
             return 1 if team == self.at_twenty else 3
-        if self.bidding_closed():                      # §7.2: winners take the game
+        if self.kind == "twenty20":                    # §7.2: winners take the game
             return max(1, target - self.totals[team])
         if self.stake is None:
             return 1
@@ -267,7 +293,7 @@ class Vitou(Game):
         self._new_hand()
         return self.turn_judgments()
 
-    def on_penalty(self, ev: Event) -> list[Judgment]:
+    def score_penalty(self, ev: Event) -> list[Judgment] | None:
         """The spec has no penalty scale; clubs set ``penalty_points`` for the opponents."""
         assert ev.team is not None
         opponents, points = 1 - ev.team, self.options["penalty_points"]
@@ -275,7 +301,7 @@ class Vitou(Game):
         if self.totals[opponents] >= self.options["points_to_win"]:
             return [judgment("hand", hand=self.hand, winner=opponents, points=points, reason="penalty"),
                     self.score_judgment(), *self._after_score()]
-        return [self.score_judgment(), *self.turn_judgments()]
+        return None
 
     # ----- state --------------------------------------------------------------------
     def scores(self) -> list[int]:
@@ -289,6 +315,7 @@ class Vitou(Game):
             "games": list(self.games),
             "hand": self.hand,
             "trick": self.trick,
+            "kind": self.kind,
             "phase": self.phase,
             "leader": self.leader,
             "current_trick": [{"seat": s, "card": c} for s, c in self.plays],

@@ -252,8 +252,9 @@ def test_cli_json_every_catalogue_entry(title: str) -> None:
 def test_cli_table_and_errors(tmp_path) -> None:
     done = run_cli("più e Napoli")
     assert done.returncode == 0
-    lines = done.stdout.splitlines()
+    lines = [x for x in done.stdout.splitlines() if not x.startswith("read as: ")]
     assert "lowest" in lines[2] and "jack" in lines[2] and "3" in lines[-1] and "highest" in lines[-1]
+    assert "read as: bare più first: the numerals only" in done.stdout        # §10.2.7 as read
     done = run_cli("pippo")
     assert done.returncode == 1 and "unknown word 'pippo'" in done.stderr
     done = run_cli("pippo", "--json")
@@ -326,3 +327,41 @@ def test_simulated_declarations_resolve_or_fail_cleanly(seed: int) -> None:
         return
     assert sorted(x for g in c.order for x in g) == sorted(cm.CARDS)
     assert all(len({cm.default_rank(x) for x in g}) == 1 for g in c.order)
+
+
+# ----- open points made visible (issue 17 point 6) ----------------------------------------------
+def test_meno_al_x_reads_in_the_manco_direction_and_says_so() -> None:
+    c = cm.parse("meno all'otto")            # unnamed 1-7 below, in the manco direction (§10.2.6)
+    assert [set(g) for g in c.order] == expand(("all", "7 6 5 4 3 2 1 R C F 10 9 8"))   # §10.3 table
+    assert any("king lowest up to the 8 highest (R C F 10 9 8)" in r and "meno_al=king_top" in r
+               for r in c.readings)
+
+
+def test_meno_al_x_club_option_king_top() -> None:
+    c = cm.parse("meno all'otto", {"meno_al": "king_top"})
+    assert [set(g) for g in c.order] == expand(("all", "7 6 5 4 3 2 1 8 9 10 F C R"))
+    assert any("the 8 lowest up to the king highest" in r for r in c.readings)
+
+
+def test_bare_piu_reading_is_stated_only_where_it_matters() -> None:
+    assert cm.parse("più").readings == () and cm.parse("manco e cavalli").readings == ()
+    (ponto,) = cm.parse("più e Napoli").readings
+    assert "numerals only" in ponto and "bare_piu=all" in ponto
+    (full,) = cm.parse("più e Napoli", {"bare_piu": "all"}).readings
+    assert "all 13 ranks" in full
+
+
+def test_the_ranking_judgment_carries_the_reading() -> None:
+    import json as _json
+    from controller.rules.referee import Referee
+    for options, words in (({}, "king lowest up to the 8"), ({"meno_al": "king_top"}, "8 lowest up to the king")):
+        ref = Referee()
+        ref.feed_line(_json.dumps({"event": "start", "game": "trionfetti", "dealer": 3, "options": options}))
+        cutter = ref.game.to_act()[0]
+        out = ref.feed_line(_json.dumps({"event": "comanda", "seat": cutter, "text": "meno all'otto"}))
+        (ranking,) = [j for j in out if j["judgment"] == "ranking"]
+        assert any(words in r for r in ranking["reading"]), ranking
+    ref = Referee()
+    ref.feed_line('{"event":"start","game":"trionfetti","dealer":3}')
+    out = ref.feed_line(_json.dumps({"event": "comanda", "seat": ref.game.to_act()[0], "text": "Manco"}))
+    assert "reading" not in out[0]                                  # nothing open: the judgment is as before

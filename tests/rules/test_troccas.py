@@ -230,7 +230,8 @@ def test_s12_11_boub_swaps_jack_for_the_card_played() -> None:
     ref = new()
     out = trick(ref, "cups/5", "cups/king", "cups/9", "cups/2")
     assert out["winner"] == P2
-    assert ref.snapshot()["turn"] == {"seat": P2, "expects": ["card", "call"]}
+    assert ref.snapshot()["turn"] == {"seat": P2, "expects": ["card", "call"],
+                                       "others": [{"seat": 3, "expects": ["discard"]}]}
     c = only(ok(ref, event="call", seat=P2, call="boub"), "call")
     assert c == {"judgment": "call", "seat": P2, "call": "boub", "stake": None}
     ok(ref, event="exchange", seat=D, give="cups/jack", take="cups/2")
@@ -350,14 +351,14 @@ def test_s12_12_king_and_jack_take_back_a_suit_card() -> None:
                (D, "batons/2"))
     t = only(out, "trick")
     assert t["winner"] == P3 and len(t["cards"]) == 5
-    assert ref.snapshot()["turn"] == {"seat": P3, "expects": ["exchange"]}
+    assert ref.snapshot()["turn"] == {"seat": P3, "expects": ["exchange"], "others": [{"seat": D, "expects": ["discard"]}]}
     assert_rejected(ref, "not_allowed", event="card", seat=P3, card="coins/2")
     assert_rejected(ref, "not_allowed", event="exchange", seat=P3, give="batons/jack", take="batons/king")
     assert_rejected(ref, "out_of_turn", event="exchange", seat=P1, give="batons/jack", take="batons/2")
     ok(ref, event="exchange", seat=P3, give="batons/jack", take="batons/2")
     d = detail(ref)
     assert len(d["last_trick"]["cards"]) == 4 and d["cards_left"] == [18, 18, 18, 18]
-    assert ref.snapshot()["turn"] == {"seat": P3, "expects": ["card"]}
+    assert ref.snapshot()["turn"] == {"seat": P3, "expects": ["card"], "others": [{"seat": D, "expects": ["discard"]}]}
     play(ref, (P3, "batons/2"))         # the 2 is back in P3's hand
 
 
@@ -455,7 +456,8 @@ def test_redeal_same_dealer_does_not_count() -> None:
     ref = new()
     play(ref, (P1, "cups/4"), (P2, "cups/3"))
     out = ok(ref, event="redeal")
-    assert out == [{"judgment": "turn", "seat": P1, "expects": ["card"]}]
+    assert out == [{"judgment": "turn", "seat": P1, "expects": ["card"],
+                    "others": [{"seat": D, "expects": ["discard"]}]}]
     s = ref.snapshot()
     assert s["dealer"] == D and s["detail"]["hand"] == 1 and s["detail"]["current_trick"] == []
     play(ref, (P1, "cups/4"))        # the same cards again in the new deal

@@ -303,7 +303,7 @@ def test_s13_06_run() -> None:
     ref = new()
     out = ok(feed(ref, event="call", seat=0, call="truco"))
     assert one(out, "call") == {"judgment": "call", "seat": 0, "call": "truco", "stake": 3}
-    assert turn(out) == {"judgment": "turn", "seat": 1, "expects": ["answer"]}
+    assert turn(out) == {"judgment": "turn", "seat": 1, "expects": ["answer"], "others": [{"seat": 3, "expects": ["answer"]}]}
     out = ok(feed(ref, event="answer", seat=3, answer="refuse"))      # either opponent
     assert one(out, "hand") == {"judgment": "hand", "hand": 1, "winner": A, "points": 1, "reason": "refused"}
     assert one(out, "score")["scores"] == [1, 0]
@@ -374,7 +374,8 @@ def test_s13_10_illegal_raise_then_penalty() -> None:
     assert "illegal raise" in err["message"]
     out = ok(feed(ref, event="penalty", team=A, offence="raising beyond what one's team needs"))
     assert one(out, "score")["scores"] == [7, 6]
-    assert turn(out) == {"judgment": "turn", "seat": 2, "expects": ["answer"]}   # A must still answer
+    assert turn(out) == {"judgment": "turn", "seat": 2, "expects": ["answer"],
+                         "others": [{"seat": 0, "expects": ["answer"]}]}   # A must still answer
     hand = one(ok(feed(ref, event="answer", seat=2, answer="refuse")), "hand")
     assert (hand["winner"], hand["points"]) == (B, 3)
     assert game(ref).totals == [7, 9]
@@ -627,7 +628,7 @@ def test_first_card_or_call_implies_keep_s3_1() -> None:
 def test_s13_13_hand_of_eleven_run() -> None:
     ref = new()
     out = set_scores(ref, 11, 6)
-    assert turn(out) == {"judgment": "turn", "seat": 0, "expects": ["decide"]}
+    assert turn(out) == {"judgment": "turn", "seat": 0, "expects": ["decide"], "others": [{"seat": 2, "expects": ["decide"]}]}
     assert game(ref).kind == "eleven"
     out = ok(feed(ref, event="decide", seat=2, decision="run"))      # either partner decides
     assert one(out, "hand") == {"judgment": "hand", "hand": 1, "winner": B, "points": 1, "reason": "ran"}
@@ -659,7 +660,7 @@ def test_s13_13_hand_of_eleven_play_and_lose() -> None:
 def test_hand_of_eleven_for_the_dealers_team() -> None:
     ref = new()
     out = set_scores(ref, 3, 11)
-    assert turn(out) == {"judgment": "turn", "seat": 1, "expects": ["decide"]}
+    assert turn(out) == {"judgment": "turn", "seat": 1, "expects": ["decide"], "others": [{"seat": 3, "expects": ["decide"]}]}
     rejected(ref, "not_allowed", event="decide", seat=0, decision="play")
     ok(feed(ref, event="decide", seat=3, decision="play"))
 

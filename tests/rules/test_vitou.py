@@ -318,15 +318,17 @@ def test_aliases_in_input_canonical_ids_out() -> None:
 
 
 def test_match_of_games_and_deal_rotation() -> None:
-    ref = new(points_to_win=1, games_to_win=2, twenty_rules=False)
-    dealers = []
-    for _ in range(3):                                # leaders 0, 1, 2 win: games X, Y, X
+    # points_to_win 2 (1 is no game at all, issue 17 point 5): the leader's team wins each hand
+    ref = new(points_to_win=2, games_to_win=2, twenty_rules=False)
+    dealers, games = [], []
+    for _ in range(9):                                # hands X Y X | Y X Y | X Y X: games X, Y, X
         dealers.append(ref.game.dealer)
         lead = ref.game.leader
         seats = [(lead + i) % 4 for i in range(4)]
         trick(ref, [(s, c) for s, c in zip(seats, ["hearts/10", "hearts/7", "hearts/8", "hearts/9"])])
         out = trick(ref, [(s, c) for s, c in zip(seats, ["spades/10", "spades/7", "spades/8", "spades/9"])])
-    assert dealers == [3, 0, 1]
+        games += [j["winner"] for j in out if j["judgment"] == "game"]
+    assert dealers == [3, 0, 1, 2, 3, 0, 1, 2, 3] and games == [X, Y, X]
     assert only(out, "match") == {"judgment": "match", "winner": X}
     assert ref.game.finished and out[-1]["judgment"] == "match"   # no turn after the match
 
