@@ -15,6 +15,7 @@ import queue
 import ssl
 import threading
 import time
+from collections import deque
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
@@ -50,9 +51,12 @@ def parse_url(url: str) -> tuple[str, str, int, str]:
 
 # How big a command may be, in bytes of payload. The largest command the games' own simulators
 # make (every event of 20 seeds of each game sent as cmd/event, with a 64-character id) is
-# 211 bytes (bench/mqtt_sizes.py prints it); 4 KiB leaves room for long option maps and
+# 203 bytes (bench/mqtt_sizes.py prints it); 4 KiB leaves room for long option maps and
 # corrections while a 10 MB payload is refused before it is parsed, journalled or echoed.
 MAX_COMMAND_BYTES = 4096
+# How deeply a command may nest arrays and objects. The simulators' commands nest 3 deep
+# (bench/mqtt_sizes.py); json.dumps of ~990 levels raised RecursionError inside the journal.
+MAX_COMMAND_DEPTH = 16
 # How much of a refused payload a cmd_result quotes, so the referee can tell which it was.
 ECHO_BYTES = 40
 # How long the broker keeps the table's session (its subscription and the commands queued
@@ -82,11 +86,13 @@ class MqttLink:
     has applied them (the loop asks for the next batch), so a crash between delivery and
     the journal loses none: the broker sends it again and its id answers it.
 
-    ``state`` goes through a one-message slot: at most one ``state`` publish is in paho at
-    a time, and the next one sent is always the newest. paho re-sends its queued messages
-    *after* ``on_connect`` on a reconnect, so queuing every state made the retained one go
-    back (33 → 21); with the slot the only state re-sent is the last one sent, and the
-    newest follows its acknowledgement.
+    Everything the table publishes goes through an ordered outbox that is handed to paho
+    only while the broker is there *and* paho has nothing of its own left to (re)send. paho
+    re-sends what it holds *after* ``on_connect`` on a reconnect, and sends a new publish at
+    once while older ones wait for an in-flight slot; handing it everything as it came made
+    events arrive out of order and the retained ``state`` go back (33 → 21) after a broker
+    restart. ``state`` itself is a one-message slot: at most one is in paho at a time and
+    the next one sent is always the newest, never a queued older one.
     """
 
     def __init__(self, url: str, table_id: str, *, username: str = "", password: str = "",
@@ -104,13 +110,11 @@ class MqttLink:
         self.username, self.password = username, password
         self.keepalive = keepalive
         self.protocol = url_protocol(url)
-        self._lock = threading.Lock()            # meta and the client swap
-        self._slot = threading.Lock()            # the state slot; never held while calling paho
         self._meta: str | None = None
+        self._outbox: deque[tuple[str, str, bool]] = deque()   # (topic, payload, retain), oldest first
         self._state: str | None = None           # the newest state
         self._state_sent: str | None = None      # the one last handed to paho
-        self._state_info: Any = None             # its MQTTMessageInfo
-        self._flushing = False
+        self._state_info: Any = None             # its MQTTMessageInfo, until acknowledged
         self._online = False
         self._last_seq = 0
         self._cmds: "queue.SimpleQueue[tuple[str, bytes, int, int]]" = queue.SimpleQueue()
@@ -119,6 +123,8 @@ class MqttLink:
         self.connects = 0
         self.last_error = ""
         self.client = self._make_client()
+        # one lock for the outbox and the slot: paho's own, which it holds around on_publish
+        self._lock = self.client._out_message_mutex
 
     def _make_client(self) -> mqtt.Client:
         transport = "websockets" if self.scheme in ("ws", "wss") else "tcp"
@@ -163,13 +169,14 @@ class MqttLink:
         return self.connected.wait(timeout)
 
     def stop(self, status: str = "stopped", timeout: float = 3.0) -> None:
-        """Clean stop: the newest ``state``, then ``status`` retained (the will is not sent)."""
+        """Clean stop: what is queued and the newest ``state``, then ``status`` retained
+        (the will is not sent)."""
         deadline = time.monotonic() + timeout
         self._ack_handed()
         try:
             if self.connected.is_set():
-                while time.monotonic() < deadline and not self._state_settled():
-                    self._flush_state()
+                while time.monotonic() < deadline and self.pending_messages():
+                    self._flush()
                     time.sleep(0.01)
                 info = self.client.publish(self.topic("status"), status, qos=1, retain=True)
                 info.wait_for_publish(max(0.1, deadline - time.monotonic()))
@@ -196,15 +203,14 @@ class MqttLink:
         with self._lock:
             if self._meta is not None:
                 client.publish(self.topic("meta"), self._meta, qos=1, retain=True)
-        with self._slot:
             self._online = True
             if _delivered(self._state_info):
                 self._state_sent = None          # the broker may have lost it: send the newest again
-        self._flush_state(client)
+        self._flush(client)
         self.connected.set()
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties=None) -> None:
-        with self._slot:
+        with self._lock:
             self._online = False
         self.connected.clear()
         if reason_code != 0:
@@ -219,6 +225,8 @@ class MqttLink:
         refusal = None
         if len(payload) > MAX_COMMAND_BYTES:
             refusal = f"bad_command: {len(payload)} bytes, more than the {MAX_COMMAND_BYTES} a command may have"
+        elif json_depth(payload) > MAX_COMMAND_DEPTH:
+            refusal = f"bad_command: nested more than {MAX_COMMAND_DEPTH} deep"
         elif msg.retain:
             refusal = ("bad_command: retained command ignored (publish commands without the retain flag; "
                        "clear it with an empty retained message)")
@@ -226,38 +234,35 @@ class MqttLink:
             self._cmds.put((verb, payload, msg.mid, msg.qos))
             return
         head = payload[:ECHO_BYTES].decode("utf-8", "replace")
-        result = {"id": _small_id(payload), "ok": False, "error": f"{refusal}: {head!r}", "verb": verb[:40],
-                  "seq": self._last_seq}
-        client.publish(self.topic("cmd_result"), dumps(result), qos=1)
+        self.publish_cmd_result({"id": _small_id(payload), "ok": False, "error": f"{refusal}: {head!r}",
+                                 "verb": verb[:40], "seq": self._last_seq}, client)
         client.ack(msg.mid, msg.qos)
 
-    # ----- the state slot -------------------------------------------------------------
+    # ----- the outbox and the state slot ----------------------------------------------
     def _on_publish(self, client, userdata, mid, reason_code=None, properties=None) -> None:
-        with self._slot:
+        with self._lock:                         # paho holds it already: this is re-entry
             info = self._state_info
-            if info is None or info.mid != mid:
-                return
-            self._state_info = None              # acknowledged (paho marks it just after this call)
-        self._flush_state(client)
+            if info is not None and info.mid == mid:
+                self._state_info = None          # acknowledged (paho marks it just after this call)
+        self._flush(client)
 
-    def _state_settled(self) -> bool:
-        with self._slot:
-            return self._state == self._state_sent and _delivered(self._state_info)
-
-    def _flush_state(self, client: mqtt.Client | None = None) -> None:
-        """Send the newest state if none is in paho's hands (and the broker is there)."""
-        with self._slot:
-            if (self._flushing or not self._online or self._state is None or self._state == self._state_sent
-                    or not _delivered(self._state_info)):
+    def _flush(self, client: mqtt.Client | None = None) -> None:
+        """Hand paho the outbox, then the newest state, once it has sent all it holds."""
+        c = client or self.client
+        with self._lock:
+            if not self._online or any(m.state in _UNSENT for m in c._out_messages.values()):
                 return
-            self._flushing, payload = True, self._state
-        try:
-            info = (client or self.client).publish(self.topic("state"), payload, qos=1, retain=True)
-            with self._slot:
-                self._state_info, self._state_sent = info, payload
-        finally:
-            with self._slot:
-                self._flushing = False
+            while self._outbox:
+                topic, payload, retain = self._outbox.popleft()
+                c.publish(topic, payload, qos=1, retain=retain)
+            if self._state is not None and self._state != self._state_sent and _delivered(self._state_info):
+                self._state_info = c.publish(self.topic("state"), self._state, qos=1, retain=True)
+                self._state_sent = self._state
+
+    def _send(self, leaf: str, payload: str, retain: bool = False, client: mqtt.Client | None = None) -> None:
+        with self._lock:
+            self._outbox.append((self.topic(leaf), payload, retain))
+        self._flush(client)
 
     # ----- what the table loop calls --------------------------------------------------
     def _ack_handed(self) -> None:
@@ -270,7 +275,7 @@ class MqttLink:
         """The commands that came since the last call; those of the last call are acknowledged
         (the loop applied and journalled them before asking again)."""
         self._ack_handed()
-        self._flush_state()
+        self._flush()
         out = []
         while True:
             try:
@@ -284,30 +289,33 @@ class MqttLink:
         payload = dumps(meta)
         with self._lock:
             self._meta = payload
-            self.client.publish(self.topic("meta"), payload, qos=1, retain=True)
+        self._send("meta", payload, retain=True)
 
     def publish_state(self, state: dict[str, Any]) -> None:
-        with self._slot:
+        with self._lock:
             self._state = dumps(state)
             if isinstance(state.get("seq"), int):
                 self._last_seq = state["seq"]
-        self._flush_state()
+        self._flush()
 
     def publish_events(self, seq: int, judgments: list[dict[str, Any]]) -> None:
         for i, j in enumerate(judgments):
-            self.client.publish(self.topic("events"), dumps({"seq": seq, "i": i, **j}), qos=1)
+            self._send("events", dumps({"seq": seq, "i": i, **j}))
 
     def publish_alert(self, seq: int, alert: dict[str, Any]) -> None:
-        self.client.publish(self.topic("alerts"), dumps({"seq": seq, **alert}), qos=1)
+        self._send("alerts", dumps({"seq": seq, **alert}))
 
-    def publish_cmd_result(self, result: dict[str, Any]) -> None:
-        self.client.publish(self.topic("cmd_result"), dumps(result), qos=1)
+    def publish_cmd_result(self, result: dict[str, Any], client: mqtt.Client | None = None) -> None:
+        self._send("cmd_result", dumps(result), client=client)
 
     def pending_messages(self) -> int:
-        """Messages paho still holds (not yet acknowledged), plus a newer state not yet sent."""
-        with self._slot:
+        """Messages not yet acknowledged by the broker: paho's, the outbox, a newer state."""
+        with self._lock:
             newer = int(self._state is not None and self._state != self._state_sent)
-        return len(getattr(self.client, "_out_messages", {})) + newer
+            return len(self.client._out_messages) + len(self._outbox) + newer
+
+
+_UNSENT = (mqtt.mqtt_ms_publish, mqtt.mqtt_ms_queued)   # paho message states: not on the wire yet
 
 
 def _delivered(info: Any) -> bool:
@@ -321,9 +329,31 @@ def _delivered(info: Any) -> bool:
         return bool(info._published)
 
 
+def json_depth(data: bytes) -> int:
+    """How deeply ``data`` nests ``[`` and ``{`` outside strings, without parsing it."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for b in data:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif b == 0x5C:                    # backslash
+                escaped = True
+            elif b == 0x22:                    # closing quote
+                in_string = False
+        elif b == 0x22:
+            in_string = True
+        elif b in (0x5B, 0x7B):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif b in (0x5D, 0x7D):
+            depth -= 1
+    return deepest
+
+
 def _small_id(payload: bytes) -> str | None:
     """The id of a refused command, if it is a small JSON object with a valid one (else None)."""
-    if len(payload) > MAX_COMMAND_BYTES:
+    if len(payload) > MAX_COMMAND_BYTES or json_depth(payload) > MAX_COMMAND_DEPTH:
         return None
     try:
         obj = json.loads(payload)
