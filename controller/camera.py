@@ -92,7 +92,9 @@ class VisionInput:
         value = getattr(status, "value", status)
         if value in ("stalled", "reopening") and getattr(self.source, "faults", True):
             return f"camera: {getattr(self.source, 'message', '') or value}"
-        if value == "ended" or getattr(self.source, "finished", False) is True:
+        ended = value == "ended" or getattr(self.source, "finished", False) is True
+        drained = self._thread is None or (not self._thread.is_alive() and self._slot.empty())
+        if ended and drained:                    # and its last frames were judged
             return "camera: the video source ended"
         if self._blind:
             return f"camera: {self._blind}"
