@@ -556,12 +556,7 @@ def _run(args) -> int:
         web_url = runtimes[0].web.url if runtimes[0].web is not None else None
         _play(drivers, args)
     except KeyboardInterrupt:                 # a clean stop mid-match: status "stopped", not the will
-        referee.close()
-        for rt in runtimes:
-            rt.broker = None
-            rt.close()
-        if broker is not None:
-            broker.stop()
+        _shutdown(referee, runtimes, broker)
         raise
     # the end: what to look at
     for d in drivers:
@@ -591,13 +586,18 @@ def _run(args) -> int:
             time.sleep(linger)
     except KeyboardInterrupt:
         pass
+    _shutdown(referee, runtimes, broker)
+    return 0
+
+
+def _shutdown(referee: Referee, runtimes: list, broker: Any) -> None:
+    """Close the referee, then every table (status ``stopped``), then the embedded broker."""
     referee.close()
     for rt in runtimes:
         rt.broker = None
         rt.close()
     if broker is not None:
         broker.stop()
-    return 0
 
 
 def _play(drivers: list[TableDriver], args) -> None:

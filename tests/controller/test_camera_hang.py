@@ -22,7 +22,7 @@ from controller.mqtt import NullLink
 from controller.table import Table
 from vision.recognise import Recogniser
 from vision.sources import Frame, IterableSource
-from .helpers import Ev
+from .helpers import Ev, pump
 
 START = {"event": "start", "game": "vitou", "dealer": 3, "players": 4}
 HANG_S = 5.0
@@ -115,16 +115,6 @@ class Blinding(Camera):
 
     def show(self, kind: str | None) -> None:
         self.image = self.kinds[kind] if kind else self.good
-
-
-def pump(t, until, timeout=10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        t.step()
-        if until():
-            return True
-        time.sleep(0.005)
-    return until()
 
 
 def test_black_white_and_covered_frames_are_a_fault_that_clears(tmp_path):
