@@ -52,7 +52,7 @@ class EmbeddedBroker:
 
     @property
     def url(self) -> str:
-        return f"mqtt://{self.host}:{self.port}"
+        return f"mqtt://{self.host}:{self.port}?protocol=3.1.1"     # amqtt speaks no MQTT v5
 
     @property
     def ws_url(self) -> str:

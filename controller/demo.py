@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import threading
 import time
@@ -244,21 +245,38 @@ class Referee:
     def __init__(self, url: str) -> None:
         import paho.mqtt.client as mqtt
 
-        from controller.mqtt import parse_url
+        from paho.mqtt.client import MQTT_CLEAN_START_FIRST_ONLY
+        from paho.mqtt.packettypes import PacketTypes
+        from paho.mqtt.properties import Properties
+
+        from controller.mqtt import SESSION_EXPIRY_S, parse_url, url_protocol
 
         scheme, host, port, path = parse_url(url)
         from urllib.parse import urlparse
 
         u = urlparse(url)
+        # a persistent session (like the table's): results sent while the broker was away
+        # are delivered on return, and the subscription is made again on every connect
+        v5 = url_protocol(url) == mqtt.MQTTv5
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"demo-referee-{uuid.uuid4().hex[:6]}",
-                                  transport="websockets" if scheme.startswith("ws") else "tcp")
+                                  transport="websockets" if scheme.startswith("ws") else "tcp",
+                                  protocol=url_protocol(url), **({} if v5 else {"clean_session": False}))
         if u.username:
             self.client.username_pw_set(u.username, u.password)
         self.results: dict[str, dict] = {}
         self.client.on_message = self._on_message
-        self.client.connect(host, port)
-        self.client.subscribe("cardtable/v1/tables/+/cmd_result", qos=1)
+        self.client.on_connect = self._on_connect
+        self.client.reconnect_delay_set(0.25, 2)
+        props = None
+        if v5:
+            props = Properties(PacketTypes.CONNECT)
+            props.SessionExpiryInterval = SESSION_EXPIRY_S
+        self.client.connect(host, port, clean_start=False if v5 else MQTT_CLEAN_START_FIRST_ONLY, properties=props)
         self.client.loop_start()
+
+    def _on_connect(self, client, userdata, flags, reason_code, properties=None) -> None:
+        if not reason_code.is_failure:        # after a broker restart too, not just the first time
+            client.subscribe("cardtable/v1/tables/+/cmd_result", qos=1)
 
     def _on_message(self, client, userdata, msg) -> None:
         try:
@@ -496,6 +514,7 @@ def _run(args) -> int:
         except BrokerError as exc:
             raise DemoError(str(exc)) from None
         mqtt_url = broker.url
+    signal.signal(signal.SIGTERM, signal.default_int_handler)   # systemctl stop = Ctrl-C: "stopped"
     stamp = time.strftime("%Y%m%d-%H%M%S")
     ids = [f"demo{i + 1}" for i in range(args.tables)]
     drivers: list[TableDriver] = []
@@ -535,16 +554,17 @@ def _run(args) -> int:
                 rt.start()
             except RuntimeError_ as exc:
                 raise DemoError(str(exc)) from None
+            runtimes.append(rt)                    # started: closed cleanly whatever comes next
             if not rt.table.link.wait_connected(10):
                 raise DemoError(f"cannot reach the MQTT broker at {mqtt_url}")
             rt.table.vision = VisionInput(camera, make_watcher(room.calibration, Recogniser(room.profile),
                                                                rt.table.ts.candidates, cfg.camera.still_frames))
-            runtimes.append(rt)
             drivers.append(TableDriver(rt, room, camera, clock, script, referee, cfg.camera.still_frames, None))
         web_url = runtimes[0].web.url if runtimes[0].web is not None else None
         _play(drivers, args)
-    finally:
-        pass
+    except KeyboardInterrupt:                 # a clean stop mid-match: status "stopped", not the will
+        _shutdown(referee, runtimes, broker)
+        raise
     # the end: what to look at
     for d in drivers:
         ts = d.table.ts
@@ -574,13 +594,18 @@ def _run(args) -> int:
             time.sleep(linger)
     except KeyboardInterrupt:
         pass
+    _shutdown(referee, runtimes, broker)
+    return 0
+
+
+def _shutdown(referee: Referee, runtimes: list, broker: Any) -> None:
+    """Close the referee, then every table (status ``stopped``), then the embedded broker."""
     referee.close()
     for rt in runtimes:
         rt.broker = None
         rt.close()
     if broker is not None:
         broker.stop()
-    return 0
 
 
 def _play(drivers: list[TableDriver], args) -> None:

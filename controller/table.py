@@ -31,21 +31,14 @@ from typing import Any, Callable, Protocol, Sequence
 
 from controller.buttons import press_event
 from controller.journal import Journal, JournalError
+from controller.limits import ECHO_CHARS, MAX_COMMAND_BYTES, MAX_ID, MAX_INPUT_DEPTH, json_depth
 from controller.panel import ButtonPress
 from controller.tablestate import FACE_DOWN, Outcome, TableState
 
-MAX_ID = 64
-# Input bounds, checked before anything is parsed further or journalled. The largest
-# legitimate command is a cmd/start with a game's options or a cmd/event with a CONTRACT
-# event: < 400 bytes and 3 levels of nesting (test_table.py::test_bounds_leave_room_for_real_commands
-# measures every verb); 10x the bytes and twice the depth leave room, and a hostile 10 MB or
-# 988-deep payload is answered with an error, never stored or echoed.
-MAX_COMMAND_BYTES = 4096
-MAX_INPUT_DEPTH = 6
+# Input bounds (controller.limits), checked before anything is parsed further or journalled.
 MAX_CARD_CHARS = 40        # card ids are "suit/rank" (CONTRACT §1): the longest is 17 characters
 MAX_SEAT = 15              # seats are 0..players-1, players <= 6; a board frame claiming more is noise
 MAX_BUTTON = 7             # the board has at most a few buttons per seat
-ECHO_CHARS = 40            # how much of a bad verb or field an answer repeats
 # Judgments of this run kept for inspection (tests, the demo); the journal has them all.
 MAX_JUDGED = 1000
 
@@ -60,24 +53,6 @@ class JournalMismatch(JournalError):
 
 class TableHalted(JournalError):
     """The table stopped judging after a fault (the journal could not be written)."""
-
-
-def depth(obj: Any, limit: int) -> int:
-    """Nesting depth of a JSON value, counted without recursion, stopping past ``limit``."""
-    deepest, stack = 0, [(obj, 1)]
-    while stack:
-        o, d = stack.pop()
-        if isinstance(o, dict):
-            items = list(o.values())
-        elif isinstance(o, list):
-            items = o
-        else:
-            continue
-        deepest = max(deepest, d)
-        if deepest > limit:
-            break
-        stack += [(v, d + 1) for v in items]
-    return deepest
 
 
 class CardInput(Protocol):
@@ -321,13 +296,13 @@ class Table:
         if len(payload) > MAX_COMMAND_BYTES:
             return self._result({"id": None, "ok": False, "verb": verb,
                                  "error": f"bad_command: {len(payload)} bytes (at most {MAX_COMMAND_BYTES})"})
+        if json_depth(payload) > MAX_INPUT_DEPTH:
+            return self._result({"id": None, "ok": False, "verb": verb,
+                                 "error": f"bad_command: nested deeper than {MAX_INPUT_DEPTH} levels"})
         try:
             obj = json.loads(payload)
         except (ValueError, UnicodeDecodeError, RecursionError):
             return self._result({"id": None, "ok": False, "error": "bad_command: not valid JSON", "verb": verb})
-        if depth(obj, MAX_INPUT_DEPTH) > MAX_INPUT_DEPTH:
-            return self._result({"id": None, "ok": False, "verb": verb,
-                                 "error": f"bad_command: nested deeper than {MAX_INPUT_DEPTH} levels"})
         cid = obj.get("id") if isinstance(obj, dict) else None
         if not isinstance(cid, str) or not 0 < len(cid) <= MAX_ID:
             return self._result({"id": cid if isinstance(cid, (str, int)) else None, "ok": False,

@@ -5,7 +5,8 @@
 # dataclasses, no f-strings, only bytes/bytearray/int arithmetic.
 #
 # A frame on the wire is COBS(header + payload + crc16) followed by one 0x00 byte.
-#   header  = kind (1 byte), seq (1 byte), ack (1 byte), payload length (1 byte)
+#   header  = kind (1 byte), seq (3 bytes), ack (3 bytes), payload length (1 byte);
+#             seq and ack big-endian
 #   crc16   = CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF) over header + payload, big-endian
 # The length byte is not redundant: a CRC without a final XOR accepts a valid frame with
 # zero bytes appended, and a duplicated COBS code byte does exactly that. With the
@@ -14,7 +15,7 @@
 # receiver that joins mid-stream, or loses bytes, resynchronises at the next zero.
 #
 # Kinds: DATA carries one application message, delivered exactly once and in order
-# (go-back-N with a small window, cumulative acks, 8-bit sequence numbers); ACK and PING
+# (go-back-N with a small window, cumulative acks, 24-bit sequence numbers); ACK and PING
 # carry only the cumulative ack (PING doubles as the heartbeat); HELLO is the handshake
 # that tells each side whether the other restarted (see Link). HELLO payload: sender's
 # nonce (4 bytes), the nonce it believes the receiver has (4), up flag (1); it is kept
@@ -26,7 +27,17 @@ HELLO = 0x03
 PING = 0x04
 KINDS = (DATA, ACK, HELLO, PING)
 
-HEADER_LEN = 4
+# Sequence numbers are 24 bits: with 8 bits a stale frame replayed 256 frames later (a
+# duplicate the line held back) had the very number the receiver expected, and was applied.
+# 2**24 frames is 20 minutes of the link flat out over a pty (13,769 msgs/s, bench/board_link.py)
+# and weeks at a table's real rate (a few messages a second), far beyond any line's memory;
+# the numbers stay MicroPython small ints (below 2**30): no heap allocation per frame.
+SEQ_BYTES = 3
+SEQ_MASK = (1 << (8 * SEQ_BYTES)) - 1
+# A frame up to half the number space behind the next expected one is a duplicate (acked
+# again, never delivered); anything else that is not the expected one is out of order.
+SEQ_HALF = 1 << (8 * SEQ_BYTES - 1)
+HEADER_LEN = 2 + 2 * SEQ_BYTES
 CRC_LEN = 2
 MAX_PAYLOAD = 64
 MAX_FRAME = HEADER_LEN + MAX_PAYLOAD + CRC_LEN
@@ -101,7 +112,10 @@ def encode_frame(kind, seq, ack, payload=b""):
     """One complete frame for the wire, delimiter included."""
     if len(payload) > MAX_PAYLOAD:
         raise ValueError("payload too long")
-    body = bytearray((kind & 0xFF, seq & 0xFF, ack & 0xFF, len(payload)))
+    seq &= SEQ_MASK
+    ack &= SEQ_MASK
+    body = bytearray((kind & 0xFF, seq >> 16, (seq >> 8) & 0xFF, seq & 0xFF,
+                      ack >> 16, (ack >> 8) & 0xFF, ack & 0xFF, len(payload)))
     body.extend(payload)
     c = crc16(body)
     body.append(c >> 8)
@@ -117,12 +131,14 @@ def decode_frame(encoded):
         return None
     if len(body) < HEADER_LEN + CRC_LEN or len(body) > MAX_FRAME:
         return None
-    if body[3] != len(body) - HEADER_LEN - CRC_LEN:
+    if body[7] != len(body) - HEADER_LEN - CRC_LEN:
         return None
     c = crc16(body[:-2])
     if (body[-2] << 8 | body[-1]) != c:
         return None
-    return body[0], body[1], body[2], bytes(body[4:-2])
+    seq = (body[1] << 16) | (body[2] << 8) | body[3]
+    ack = (body[4] << 16) | (body[5] << 8) | body[6]
+    return body[0], seq, ack, bytes(body[HEADER_LEN:-2])
 
 
 class Decoder:
@@ -251,7 +267,7 @@ class Link:
         self.hello_ivl = self.hello_base
 
     def _ack_value(self):
-        return (self.rx_expected - 1) & 0xFF
+        return (self.rx_expected - 1) & SEQ_MASK
 
     def _emit(self, kind, seq, payload, now):
         self.write(encode_frame(kind, seq, self._ack_value(), payload))
@@ -293,7 +309,7 @@ class Link:
             while self.queue and len(self.in_flight) < self.window:
                 payload = self.queue.pop(0)
                 seq = self.tx_next
-                self.tx_next = (seq + 1) & 0xFF
+                self.tx_next = (seq + 1) & SEQ_MASK
                 self.in_flight.append([seq, payload])
                 self._emit(DATA, seq, payload, now)
                 self.stats["sent"] += 1
@@ -322,10 +338,10 @@ class Link:
             self._on_ack(ack, now, kind)
             if kind == DATA:
                 if seq == self.rx_expected:
-                    self.rx_expected = (seq + 1) & 0xFF
+                    self.rx_expected = (seq + 1) & SEQ_MASK
                     self.stats["delivered"] += 1
                     out.append(payload)
-                elif ((self.rx_expected - 1 - seq) & 0xFF) < 128:
+                elif ((self.rx_expected - 1 - seq) & SEQ_MASK) < SEQ_HALF:
                     self.stats["duplicates"] += 1
                 else:
                     self.stats["out_of_order"] += 1
@@ -335,7 +351,7 @@ class Link:
     def _on_ack(self, ack, now, kind):
         if not self.in_flight:
             return
-        n = ((ack - self.in_flight[0][0]) & 0xFF) + 1
+        n = ((ack - self.in_flight[0][0]) & SEQ_MASK) + 1
         if n <= len(self.in_flight):
             del self.in_flight[:n]
             self.stats["acked"] += n

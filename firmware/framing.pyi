@@ -6,6 +6,9 @@ ACK: int
 HELLO: int
 PING: int
 KINDS: tuple[int, ...]
+SEQ_BYTES: int
+SEQ_MASK: int
+SEQ_HALF: int
 HEADER_LEN: int
 CRC_LEN: int
 MAX_PAYLOAD: int

@@ -16,10 +16,10 @@ def test_crc_check_value() -> None:
 
 
 @pytest.mark.parametrize("frame, wire", [
-    ((framing.DATA, 0, 0, b"\x10\x02"), "02 01 01 06 02 10 02 06 e1 00"),               # TURN seat 2
-    ((framing.ACK, 0, 0, b""), "02 02 01 01 03 69 a8 00"),
-    ((framing.DATA, 1, 0, b"\x14\x02\x00\x0c\xff\xfd"), "03 01 01 04 06 14 02 06 0c ff fd d4 f0 00"),
-    ((framing.PING, 0, 1, b""), "02 04 02 01 02 7d 01 00"),
+    ((framing.DATA, 0, 0, b"\x10\x02"), "02 01 01 01 01 01 01 06 02 10 02 c3 2d 00"),               # TURN seat 2
+    ((framing.ACK, 0, 0, b""), "02 02 01 01 01 01 01 01 03 be 98 00"),
+    ((framing.DATA, 1, 0, b"\x14\x02\x00\x0c\xff\xfd"), "02 01 01 02 01 01 01 04 06 14 02 06 0c ff fd bb ed 00"),
+    ((framing.PING, 0, 1, b""), "02 04 01 01 01 01 02 01 03 0d 62 00"),
 ])
 def test_documented_example_frames(frame: tuple, wire: str) -> None:
     from pathlib import Path
@@ -95,7 +95,7 @@ def test_the_crc_residue_trap_is_closed() -> None:
 @pytest.mark.parametrize("payload", [b"", b"\x10\x02", bytes(range(framing.MAX_PAYLOAD))])
 def test_every_single_bit_error_in_the_body_is_detected(payload: bytes) -> None:
     # Exhaustive, not sampled: CRC-16 catches every 1-bit error in a frame this short.
-    body = bytes((framing.DATA, 5, 4, len(payload))) + payload
+    body = bytes((framing.DATA, 0, 0, 5, 0, 0, 4, len(payload))) + payload
     crc = framing.crc16(body)
     frame = body + bytes((crc >> 8, crc & 0xFF))
     for bit in range(len(frame) * 8):
@@ -111,7 +111,7 @@ def test_garbage_never_crashes_the_decoder(chunks: list[bytes]) -> None:
     for c in chunks:
         for kind, seq, ack, payload in dec.feed(c):
             assert kind in framing.KINDS and len(payload) <= framing.MAX_PAYLOAD
-            assert 0 <= seq <= 255 and 0 <= ack <= 255
+            assert 0 <= seq <= framing.SEQ_MASK and 0 <= ack <= framing.SEQ_MASK
 
 
 @settings(derandomize=True)

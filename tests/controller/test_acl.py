@@ -102,3 +102,14 @@ def test_credentials_in_the_broker_url(tmp_path, secured):
     assert display.wait(lambda m: m and json.loads(m[-1][1])["seq"] == t.ts.seq)
     display.close()
     t.close()
+
+
+def test_the_shipped_acl_example_is_what_mqtt_users_writes():
+    """config/mosquitto/acl.example (what the docs show) is the ACL the tests above run with."""
+    from controller.mqtt_users import acl_text
+
+    def rules(text: str) -> list[str]:
+        return [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
+
+    shipped = (Path(__file__).resolve().parents[2] / "config/mosquitto/acl.example").read_text()
+    assert rules(shipped) == rules(acl_text(["table1"]))

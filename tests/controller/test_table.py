@@ -240,7 +240,8 @@ def test_any_command_payload_is_answered_never_raises(tmp_path_factory, verb, bo
 
 # ----- after a restart: matched by seat AND card, the rest judged (issue 16 item 3) ------
 from controller.sim import simulator  # noqa: E402
-from controller.table import MAX_COMMAND_BYTES, MAX_INPUT_DEPTH, MAX_JUDGED, depth  # noqa: E402
+from controller.limits import MAX_COMMAND_BYTES, MAX_INPUT_DEPTH, json_depth  # noqa: E402
+from controller.table import MAX_JUDGED  # noqa: E402
 from controller.tablestate import FACE_DOWN, MAX_SEEN  # noqa: E402
 
 
@@ -356,9 +357,9 @@ def test_bounds_leave_room_for_real_commands(tmp_path):
             {"id": "x" * 64, "card": "diamonds/queen", "seat": 3}]
     for body in real:
         size = len(json.dumps(body).encode())
-        assert size * 8 <= MAX_COMMAND_BYTES and depth(body, 99) * 2 <= MAX_INPUT_DEPTH, (size, body)
+        assert size * 8 <= MAX_COMMAND_BYTES and json_depth(json.dumps(body).encode()) * 2 <= MAX_INPUT_DEPTH, (size, body)
     print(f"\nlargest real command {max(len(json.dumps(b)) for b in real)} B (cap {MAX_COMMAND_BYTES}), "
-          f"deepest {max(depth(b, 99) for b in real)} (cap {MAX_INPUT_DEPTH})")
+          f"deepest {max(json_depth(json.dumps(b).encode()) for b in real)} (cap {MAX_INPUT_DEPTH})")
 
 
 def test_huge_and_deep_commands_are_answered_and_never_stored(tmp_path):
