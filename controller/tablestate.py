@@ -45,6 +45,14 @@ class Outcome:
         return self.errors[0] if self.errors else None
 
 
+@dataclass(frozen=True)
+class _StartMark:
+    """What the table showed before a ``start``: an undo of that start shows it again."""
+    hands: list[dict[str, Any]]
+    last_trick: dict[str, Any] | None
+    marks: list[Any]
+
+
 class TableState:
     def __init__(self, table_id: str = "table1", names: list[str] | None = None) -> None:
         self.table_id = table_id
@@ -57,7 +65,9 @@ class TableState:
         self.last_trick: dict[str, Any] | None = None
         self.alerts: list[dict[str, Any]] = []
         self.seen: dict[str, dict[str, Any]] = {}     # command id -> its cmd_result
-        self._marks: list[tuple[int, dict[str, Any] | None]] = []
+        # One mark per accepted event, so an undo restores what the table showed before it:
+        # (hands kept, last trick) for a play, a _StartMark for a start (the match it replaced).
+        self._marks: list[Any] = []
 
     # ----- the fold -------------------------------------------------------------------
     def apply(self, rec: dict[str, Any]) -> Outcome:
@@ -109,11 +119,15 @@ class TableState:
             return
         out.changed = True
         if kind == "start":
+            self._marks = [_StartMark(self.hands, self.last_trick, self._marks)]
             self.hands, self.last_trick, self.alerts, self.pending = [], None, [], None
-            self._marks = [(0, None)]
         elif kind == "undo":
-            n, lt = self._marks.pop() if self._marks else (0, None)
-            self.hands, self.last_trick = self.hands[:n], lt
+            mark = self._marks.pop() if self._marks else (0, None)
+            if isinstance(mark, _StartMark):       # the referee brought the replaced match back
+                self.hands, self.last_trick, self._marks = mark.hands, mark.last_trick, mark.marks
+            else:
+                n, lt = mark
+                self.hands, self.last_trick = self.hands[:n], lt
         else:
             self._marks.append(before)
         if rec.get("src") == "confirm":

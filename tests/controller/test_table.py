@@ -1,6 +1,7 @@
 """The table loop without threads: step() with fake vision, a NullLink and mock LEDs."""
 from __future__ import annotations
 
+import copy
 import json
 
 import pytest
@@ -403,3 +404,26 @@ def test_remembered_ids_and_published_judgments_are_bounded(tmp_path):
     assert last.get("duplicate") is True                                   # recent ids still answered once
     t.judged.extend({"seq": 0, "i": i} for i in range(MAX_JUDGED + 10))
     assert len(t.judged) == MAX_JUDGED
+
+
+def test_undo_of_an_accidental_start_shows_the_replaced_match_again():
+    """The referee brings the replaced match back on undo (issue 17 item 4); so must the table's
+    hands and last trick, which scoreboards show."""
+    from controller.sim import simulator
+    events = simulator("vitou")(3)
+    ts = TableState("t1", ["A", "B", "C", "D"])
+    n = 0
+    for ev in events:
+        n += 1
+        assert not ts.apply({"n": n, "r": "event", "event": ev}).errors
+        if len(ts.hands) >= 2 and ts.last_trick is not None:
+            break
+    shown = (copy.deepcopy(ts.hands), copy.deepcopy(ts.last_trick), ts.state()["turn"])
+    assert shown[0], "the match scored hands before the accidental start"
+    for rec in ({"event": "start", "game": "truco", "dealer": 0}, {"event": "undo"}):
+        n += 1
+        assert not ts.apply({"n": n, "r": "event", "event": rec}).errors
+    assert (ts.hands, ts.last_trick, ts.state()["turn"]) == shown
+    n += 1
+    assert not ts.apply({"n": n, "r": "event", "event": {"event": "undo"}}).errors   # and undo goes on
+    assert ts.hands == shown[0][:len(ts.hands)]
