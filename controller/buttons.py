@@ -1,7 +1,7 @@
 """Seat buttons → contract events, per game (one small table each).
 
 A press means something only in context: what the pressing seat may do now (the turn's
-``expects``) and the game's phase. Button 0 is the seat's main button, button 1 (where
+``expects``, or its entry in the turn's ``others``) and the game's phase. Button 0 is the seat's main button, button 1 (where
 fitted) a second one. A confirmation pending at the seat takes precedence (short: confirm,
 long: reject) and is handled by the table loop, not here.
 
@@ -19,12 +19,23 @@ from typing import Any
 from controller.panel import ButtonPress
 
 
+def seat_expects(turn: dict[str, Any], seat: int) -> list[str]:
+    """What ``seat`` may send now: the acting seat's ``expects``, or its entry in ``others``
+    (a partner deciding at 20, the second opponent answering a call)."""
+    if turn.get("seat") == seat:
+        return list(turn.get("expects", []))
+    for other in turn.get("others", []):
+        if other.get("seat") == seat:
+            return list(other.get("expects", []))
+    return []
+
+
 def press_event(game: str | None, snapshot: dict[str, Any] | None, press: ButtonPress) -> dict[str, Any] | None:
     """The event a press stands for, or None when it means nothing now."""
     if not game or not snapshot or snapshot.get("finished"):
         return None
     turn = snapshot.get("turn") or {}
-    expects = turn.get("expects", []) if turn.get("seat") == press.seat else []
+    expects = seat_expects(turn, press.seat)
     detail = snapshot.get("detail") or {}
     seat, kind, button = press.seat, press.kind, press.button
 

@@ -107,3 +107,18 @@ VITOU = {"game": "vitou", "finished": False, "turn": {"seat": 1, "expects": ["ca
 def test_presses_per_game(game, snap, press, event):
     assert press_event(game, snap, press) == event
     assert press_for(game, snap, event) is not None
+
+
+def test_a_seat_listed_in_others_presses_what_it_may_send():
+    """Vitou at 20: the partner of the seat to act may decide too (turn.others), so his long
+    press is 'run', an event the referee accepts, not a refusal it would reject."""
+    from controller.rules.referee import Referee
+    ref = Referee()
+    for ev in ({"event": "start", "game": "vitou", "dealer": 3, "options": {"penalty_points": 20}},
+               {"event": "penalty", "team": 1, "offence": "revoke"}):
+        ref.feed_object(ev)
+    snap = ref.snapshot()
+    assert {"seat": 2, "expects": ["decide"]} in snap["turn"]["others"]
+    event = press_event("vitou", snap, ButtonPress(2, "long"))
+    assert event == {"event": "decide", "seat": 2, "decision": "run"}
+    assert not [j for j in ref.feed_object(event) if j["judgment"] == "error"]
