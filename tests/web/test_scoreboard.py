@@ -238,3 +238,32 @@ def test_keepalive_pings_hold_an_idle_link(mosquitto_factory, page):
     time.sleep(8)     # mosquitto checks about every 5 s; without pings it drops us within 8 s
     assert page.js("return [document.body.dataset.conn, document.body.dataset.connects]") == ["connected", "1"]
     pub.stop()
+
+
+def test_a_restarted_table_with_a_lower_seq_is_followed(mosquitto_factory, page):
+    """After `cardtable journal repair` a table comes back online with a lower seq: the page
+    takes its next state instead of freezing on the old one (docs/scoreboard.md)."""
+    import json
+
+    import paho.mqtt.client as mqtt
+    broker = mosquitto_factory(websockets=True)
+    pub = StandIn(broker.port, "rep", "vitou", seed=2)
+    scores, _ = next(pub.hands_iter())
+    page.open(f"index.html?broker={ws(broker)}&table=rep&config=0")
+    page.wait_scores(scores)
+    raw = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    raw.connect("127.0.0.1", broker.port)
+    raw.loop_start()
+    base = "cardtable/v1/tables/rep/"
+    lower = dict(pub.state(), seq=1, scores=[5, 4])
+    raw.publish(base + "state", json.dumps(lower), qos=1).wait_for_publish()   # live, not retained
+    time.sleep(0.3)
+    assert page.scores() == [str(s) for s in scores], "a lower seq from a running table is old news"
+    for status in ("offline", "online"):                                        # the table restarts
+        raw.publish(base + "status", status, qos=1, retain=True).wait_for_publish()
+    raw.publish(base + "state", json.dumps(lower), qos=1).wait_for_publish()
+    page.wait("return document.body.dataset.seq === '1'", what="the restarted table's state")
+    assert page.scores() == ["5", "4"]
+    raw.loop_stop()
+    raw.disconnect()
+    pub.stop()

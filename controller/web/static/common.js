@@ -60,7 +60,8 @@
   /* One table, rebuilt from status/meta/state and followed by events.
    *   table.apply(kind, text, retained) → true if something visible changed.
    * Rules (docs/mqtt.md): a `state` with a lower seq than the one held is ignored, except
-   * a retained one (a fresh subscription after a reconnect is a rebuild); an event whose
+   * a retained one (a fresh subscription after a reconnect is a rebuild) or the first after
+   * the table comes back `online` (a restart, perhaps on a repaired journal); an event whose
    * seq skips one means something was missed, so events are ignored until a `state` at
    * least that new arrives. Events only animate; the state is the truth. */
   class Table {
@@ -82,6 +83,10 @@
       if (kind === "status") {
         let s = text.trim();
         if (s.startsWith("{")) { try { s = JSON.parse(s).status; } catch (e) { /* bare word */ } }
+        // A table that comes back online was restarted: its journal may have been repaired
+        // (`cardtable journal repair`, docs/controller.md), so its seq may be lower than the
+        // one held. Its next state is the truth, whatever its seq.
+        if (s === "online" && this.status !== "online") { this.seq = null; this.waitFor = null; }
         this.status = s || null;
         return true;
       }
