@@ -31,23 +31,50 @@ class CalibrationError(ValueError):
     """Calibration impossible (markers not found, bad points) or a calibration file is unusable."""
 
 
-def _detector() -> cv2.aruco.ArucoDetector:
-    params = cv2.aruco.DetectorParameters()
-    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
-    return cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(ARUCO_DICT), params)
+def _detector():
+    """A function grey image -> (corners, ids): OpenCV >= 4.7's ``ArucoDetector``, or the free
+    function of OpenCV 4.6 (Debian 12 and Raspberry Pi OS Bookworm ship 4.6)."""
+    aruco = cv2.aruco
+    dictionary = aruco.getPredefinedDictionary(ARUCO_DICT)
+    if hasattr(aruco, "ArucoDetector"):
+        params = aruco.DetectorParameters()
+        params.cornerRefinementMethod = aruco.CORNER_REFINE_SUBPIX
+        detector = aruco.ArucoDetector(dictionary, params)
+        return lambda grey: detector.detectMarkers(grey)[:2]
+    params = aruco.DetectorParameters_create()      # refined below, as OpenCV >= 4.8 does
+    return lambda grey: _refined(grey, *aruco.detectMarkers(grey, dictionary, parameters=params)[:2])
+
+
+# OpenCV >= 4.8 sizes the sub-pixel window to the marker: min(5 px, 0.3 of one of its 6 modules)
+# (``relativeCornerRefinmentWinSize``); 4.6's fixed 5 px drags a small marker's corners onto its
+# white border by ~4 px. Measured on paste_markers(..., 44 px): 4.6 fixed -> 4.3 px off, this -> 0.1 px.
+REFINE_MAX_WIN_PX = 5
+REFINE_WIN_PER_MODULE = 0.3
+
+
+def _refined(grey: np.ndarray, corners, ids):
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.1)
+    out = []
+    for quad in corners:
+        q = np.ascontiguousarray(quad.reshape(4, 1, 2), np.float32)
+        module = cv2.arcLength(q, True) / 4 / 6
+        win = max(1, min(REFINE_MAX_WIN_PX, int(REFINE_WIN_PER_MODULE * module)))
+        cv2.cornerSubPix(grey, q, (win, win), (-1, -1), criteria)
+        out.append(q.reshape(1, 4, 2))
+    return out, ids
 
 
 def find_markers(image_bgr: np.ndarray) -> dict[int, np.ndarray]:
     """Table markers seen in the image: id -> (4, 2) corner pixels (only ids 0-3, first of each)."""
     grey = image_bgr if image_bgr.ndim == 2 else cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
     found: dict[int, np.ndarray] = {}
-    detector = _detector()
+    detect = _detector()
     # glare, blur and sensor noise each defeat the plain detector now and then; a smoothed and a
     # contrast-equalised look usually find what it missed (calibration is not time-critical)
     variants = (lambda g: g, lambda g: cv2.GaussianBlur(g, (3, 3), 0),
                 lambda g: cv2.createCLAHE(2.0, (8, 8)).apply(g))
     for variant in variants:
-        corners, ids, _ = detector.detectMarkers(variant(grey))
+        corners, ids = detect(variant(grey))
         if ids is not None:
             for quad, mid in zip(corners, ids.ravel()):
                 if int(mid) in MARKER_IDS and int(mid) not in found:
@@ -228,7 +255,9 @@ def annotate_calibration(image_bgr: np.ndarray, cal: Calibration) -> np.ndarray:
 def marker_image(marker_id: int, side_px: int) -> np.ndarray:
     """One table marker (with its white quiet border included in ``side_px``)."""
     inner = int(side_px * 0.75)
-    img = cv2.aruco.generateImageMarker(cv2.aruco.getPredefinedDictionary(ARUCO_DICT), marker_id, inner)
+    aruco = cv2.aruco
+    draw = getattr(aruco, "generateImageMarker", None) or aruco.drawMarker    # drawMarker: OpenCV 4.6
+    img = draw(aruco.getPredefinedDictionary(ARUCO_DICT), marker_id, inner)
     pad = (side_px - inner) // 2
     return cv2.copyMakeBorder(img, pad, side_px - inner - pad, pad, side_px - inner - pad,
                               cv2.BORDER_CONSTANT, value=255)
