@@ -7,7 +7,10 @@ loop turns a fault into a ``camera_lost`` fault record and the status LED.
 """
 from __future__ import annotations
 
+import logging
 from typing import Any, Callable, Collection
+
+log = logging.getLogger("cardtable.camera")
 
 
 class CameraError(OSError):
@@ -20,6 +23,7 @@ class VisionInput:
         self.watcher = watcher
         self.frames = 0
         self.idle = False
+        self._logged_fault: str | None = None
 
     @property
     def fault(self) -> str | None:
@@ -31,6 +35,13 @@ class VisionInput:
 
     def poll(self) -> list[Any]:
         frame = self.source.read()
+        fault = self.fault
+        if fault != self._logged_fault:             # one line per change, not per frame
+            if fault:
+                log.warning("%s", fault)
+            else:
+                log.warning("camera: frames again")
+            self._logged_fault = fault
         self.idle = frame is None
         if frame is None:
             return []

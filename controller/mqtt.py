@@ -114,6 +114,8 @@ class MqttLink:
             log.warning("MQTT %s refused the connection: %s", self.url, reason_code)
             return
         self.connects += 1
+        log.log(logging.WARNING if self.connects > 1 else logging.INFO, "MQTT %s %s", self.url,
+                "reconnected" if self.connects > 1 else "connected")
         client.subscribe(self.topic("cmd/#"), qos=1)
         client.publish(self.topic("status"), "online", qos=1, retain=True)
         with self._lock:
