@@ -7,6 +7,8 @@ as ``key.path: what is wrong (got value)``, so the command line prints it and st
 """
 from __future__ import annotations
 
+import importlib.util
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -206,8 +208,47 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> TableConfig:
         raise ConfigError(f"{source}: {_format(exc)}") from None
 
 
-def load_config(path: str | Path | None) -> TableConfig:
-    """Read and validate a TOML table config; ``None`` gives the defaults."""
+def _writable_dir(path: Path) -> bool:
+    """Can ``path`` (a directory, perhaps not made yet) be created or written to?"""
+    p = path.resolve()
+    while not p.exists():
+        p = p.parent
+    return p.is_dir() and os.access(p, os.W_OK)
+
+
+def check_runnable(cfg: TableConfig, source: str = "<config>") -> None:
+    """What ``cardtable run`` needs beyond a well-formed file: the files it names exist and the
+    camera can be driven. ``run`` and ``run --check-config`` both call this (through
+    :func:`load_config`), so a config that passes the check does not stop the table later."""
+    problems = []
+    cam = cfg.camera
+    if cam.source not in ("", "none"):
+        for key, value, want in (("calibration", cam.calibration, "cardtable calibrate"),
+                                 ("profile", cam.profile, "cardtable enrol")):
+            if not value:
+                problems.append(f"camera.{key}: needed when camera.source is {cam.source!r} (made by `{want}`)")
+            elif not Path(value).exists():
+                problems.append(f"camera.{key}: {value} does not exist (made by `{want}`)")
+        kind, _, rest = cam.source.partition(":")
+        if kind in ("video", "folder") and rest and not Path(rest).exists():
+            problems.append(f"camera.source: {rest} does not exist")
+        if kind == "picamera2" and importlib.util.find_spec("picamera2") is None:
+            problems.append("camera.source: picamera2 is not installed (sudo apt install python3-picamera2; "
+                            "the venv needs --system-site-packages)")
+    if cfg.mqtt.ca_file and not Path(cfg.mqtt.ca_file).is_file():
+        problems.append(f"mqtt.ca_file: {cfg.mqtt.ca_file} does not exist")
+    journal = Path(cfg.journal.path)
+    if journal.is_dir():
+        problems.append(f"journal.path: {journal} is a directory; name a file in it")
+    elif not _writable_dir(journal.parent):
+        problems.append(f"journal.path: cannot create or write {journal.parent}")
+    if problems:
+        raise ConfigError(f"{source}: {'; '.join(problems)}")
+
+
+def load_config(path: str | Path | None, *, check: bool = True) -> TableConfig:
+    """Read and validate a TOML table config; ``None`` gives the defaults. With ``check`` (as
+    ``cardtable run`` loads it) also :func:`check_runnable`."""
     if path is None:
         return TableConfig()
     p = Path(path)
@@ -219,4 +260,7 @@ def load_config(path: str | Path | None) -> TableConfig:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{p}: not valid TOML: {exc}") from None
-    return parse_config(data, str(p))
+    cfg = parse_config(data, str(p))
+    if check:
+        check_runnable(cfg, str(p))
+    return cfg

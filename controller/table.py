@@ -385,7 +385,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rt.start()
     except (RuntimeError_, JournalError, OSError, ValueError) as exc:
         print(f"cardtable run: {exc}", file=sys.stderr)
-        return 2
+        return 1            # may pass (camera plugged in, broker up): systemd retries; config errors are 2
     stop = {"now": False}
 
     def on_signal(*_):
