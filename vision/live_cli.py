@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Iterator, Sequence
 
@@ -20,6 +21,16 @@ from vision.sources import Frame, FrameSource, SourceError, open_source
 from vision.table import TableConfig, TableConfigError, load_table_config
 
 MARKER_SEARCH_FRAMES = 60     # a hand may hide a marker at first: look this far for all four
+# A camera gives its first frame about 1 s after opening (picamera2 configures the sensor, a USB
+# camera negotiates); 8 s is room for a slow Pi. Without a frame by then the command stops and
+# says why instead of waiting for ever (--wait changes it).
+CAMERA_WAIT_S = 8.0
+IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp"}
+
+try:        # OpenCV's own warnings (a camera index that does not exist, ...) say it again, worse
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+except AttributeError:
+    pass
 
 
 class CliError(Exception):
@@ -46,8 +57,32 @@ def _open(spec: str) -> FrameSource:
     return open_source(spec)
 
 
+class _Deadline:
+    """No frame from a live source for ``seconds``: a :class:`CliError` naming the source and
+    its last complaint. Sources that end (files, folders) are never waited on."""
+
+    def __init__(self, spec: str, source: FrameSource, seconds: float) -> None:
+        self.spec, self.source, self.seconds = spec, source, seconds
+        self.since = time.monotonic()
+
+    def frame(self) -> None:
+        self.since = time.monotonic()
+
+    def none(self) -> None:
+        if time.monotonic() - self.since > self.seconds:
+            why = getattr(self.source, "message", "") or "no frame"
+            raise CliError(f"{self.spec}: no frame in {self.seconds:g} s ({why}); is the camera connected "
+                           f"and free? (--wait SECONDS to wait longer)")
+        time.sleep(0.01)
+
+
+def _add_wait(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--wait", type=float, default=CAMERA_WAIT_S, metavar="SECONDS",
+                   help=f"give up on a camera that sends no frame for this long (default {CAMERA_WAIT_S:g})")
+
+
 def _calibrate_from(source: FrameSource, table: TableConfig | None, points, clockwise: bool | None,
-                    cal_path: str | None) -> tuple[Calibration, list[Frame]]:
+                    cal_path: str | None, deadline: "_Deadline") -> tuple[Calibration, list[Frame]]:
     """A calibration (loaded, or made from the first frames showing all four markers) and the
     frames read while looking, so nothing is skipped."""
     buffered: list[Frame] = []
@@ -55,14 +90,14 @@ def _calibrate_from(source: FrameSource, table: TableConfig | None, points, cloc
         cal = Calibration.load(cal_path)
         return cal, buffered
     last_error: Exception | None = None
-    misses = 0
-    while len(buffered) < MARKER_SEARCH_FRAMES and misses < 200:
+    while len(buffered) < MARKER_SEARCH_FRAMES:
         frame = source.read()
         if frame is None:
             if getattr(source, "finished", False):
                 break
-            misses += 1
+            deadline.none()
             continue
+        deadline.frame()
         buffered.append(frame)
         try:
             cal = calibrate(buffered[0].image if points is not None else frame.image, table, points,
@@ -79,7 +114,8 @@ def _calibrate_from(source: FrameSource, table: TableConfig | None, points, cloc
                    f"or a --calibration file")
 
 
-def _frames(source: FrameSource, buffered: list[Frame], limit: int | None = None) -> Iterator[Frame]:
+def _frames(source: FrameSource, buffered: list[Frame], limit: int | None = None,
+            deadline: "_Deadline | None" = None) -> Iterator[Frame]:
     n = 0
     for f in buffered:
         if limit is not None and n >= limit:
@@ -91,7 +127,11 @@ def _frames(source: FrameSource, buffered: list[Frame], limit: int | None = None
         if f is None:
             if getattr(source, "finished", False):
                 return
+            if deadline is not None:
+                deadline.none()
             continue
+        if deadline is not None:
+            deadline.frame()
         n += 1
         yield f
 
@@ -132,23 +172,31 @@ def _track(argv: Sequence[str]) -> int:
     p.add_argument("--still-frames", type=int, default=8, help="frames a card must lie still (default 8)")
     p.add_argument("--threshold", type=float, help="identification confidence threshold")
     p.add_argument("--max-frames", type=int, help="stop after this many frames")
+    _add_wait(p)
     args = p.parse_args(argv)
+    _check_threshold(args.threshold)
     if not Path(args.profile_dir).is_dir():
         raise CliError(f"{args.profile_dir}: no such profile folder (run 'cardtable enrol' first)")
     table = _table(args.table)
     source = _open(args.video)
+    deadline = _Deadline(args.video, source, args.wait)
     try:
         cal, buffered = _calibrate_from(source, table, _points(args.points),
-                                        True if args.clockwise else None, args.calibration)
+                                        True if args.clockwise else None, args.calibration, deadline)
         watcher = _watcher(args.profile_dir, cal, args.still_frames, args.threshold)
         out = sys.stdout
-        for frame in _frames(source, buffered, args.max_frames):
+        for frame in _frames(source, buffered, args.max_frames, deadline):
             for e in watcher.process(frame):
                 out.write(json.dumps(e.to_json()) + "\n")
                 out.flush()
     finally:
         source.close()
     return 0
+
+
+def _check_threshold(value: float | None) -> None:
+    if value is not None and not 0.0 <= value <= 1.0:
+        raise CliError(f"--threshold {value:g}: a confidence between 0 and 1")
 
 
 def track_main(argv: Sequence[str]) -> int:
@@ -167,6 +215,7 @@ def _calibrate(argv: Sequence[str]) -> int:
     p.add_argument("--points", nargs=4, metavar="X,Y", help="table corners 0..3 (pixels) instead of markers")
     p.add_argument("--frames", type=int, default=5, help="frames averaged for the empty-table background")
     p.add_argument("--markers", metavar="DIR", help="also write the printable marker sheet (PNG + PDF) here")
+    _add_wait(p)
     args = p.parse_args(argv)
     if args.markers:
         png, pdf = write_marker_sheet(args.markers)
@@ -176,7 +225,9 @@ def _calibrate(argv: Sequence[str]) -> int:
     if not args.source:
         raise CliError("give an image, video, folder or camera to calibrate from (or --markers DIR)")
     table = _table(args.table)
-    if Path(args.source).is_file() and Path(args.source).suffix.lower() in {".png", ".jpg", ".jpeg", ".bmp"}:
+    if Path(args.source).suffix.lower() in IMAGE_SUFFIXES:
+        if not Path(args.source).is_file():
+            raise CliError(f"{args.source}: no such image")
         image = cv2.imread(args.source)
         if image is None:
             raise CliError(f"{args.source}: not a readable image")
@@ -184,7 +235,8 @@ def _calibrate(argv: Sequence[str]) -> int:
     else:
         source = _open(args.source)
         try:
-            images = [f.image for f in _frames(source, [], max(1, args.frames))]
+            images = [f.image for f in _frames(source, [], max(1, args.frames),
+                                               _Deadline(args.source, source, args.wait))]
         finally:
             source.close()
         if not images:
@@ -228,9 +280,12 @@ def _watch(argv: Sequence[str]) -> int:
     p.add_argument("--every", type=int, default=10, help="with --out: keep every Nth frame (default 10)")
     p.add_argument("--still-frames", type=int, default=8)
     p.add_argument("--max-frames", type=int, help="stop after this many frames")
+    _add_wait(p)
     args = p.parse_args(argv)
     if not Path(args.profile_dir).is_dir():
         raise CliError(f"{args.profile_dir}: no such profile folder (run 'cardtable enrol' first)")
+    if args.port is not None and not 0 <= args.port <= 65535:
+        raise CliError(f"--port {args.port}: a port is 1-65535")
     table = _table(args.table)
     if args.port is not None:
         output = MjpegOutput(args.port, args.host)
@@ -245,11 +300,13 @@ def _watch(argv: Sequence[str]) -> int:
             print(f"watch: no window ({exc}); writing annotated frames to watch-frames/ "
                   f"(or use --port 8090 for a live stream)", file=sys.stderr)
     source = _open(args.source)
+    deadline = _Deadline(args.source, source, args.wait)
     try:
-        cal, buffered = _calibrate_from(source, table, None, True if args.clockwise else None, args.calibration)
+        cal, buffered = _calibrate_from(source, table, None, True if args.clockwise else None, args.calibration,
+                                        deadline)
         watcher = _watcher(args.profile_dir, cal, args.still_frames, None)
         recent = Recent()
-        for frame in _frames(source, buffered, args.max_frames):
+        for frame in _frames(source, buffered, args.max_frames, deadline):
             events = watcher.process(frame)
             for e in events:
                 recent.append(e)
