@@ -465,6 +465,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--headless", action="store_true", help="no live scoreboard; exit when the match ends")
     ap.add_argument("--mqtt", default="", help="broker URL (default: start an embedded broker)")
     ap.add_argument("--tables", type=int, default=1, help="run N tables at once (club dashboard)")
+    ap.add_argument("--players", type=int, default=None, help="players at the table (Troccas: 3-6; default: "
+                    "the game's usual number)")
     ap.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                     help="a game option (JSON value), e.g. --option points_to_win=6")
     ap.add_argument("--journal", help="journal file (one table); resumes the match if it exists")
@@ -532,6 +534,11 @@ def _run(args) -> int:
         cls = find_game(args.game)
     except (ImportError, KeyError) as exc:
         raise DemoError(f"{args.game} is not available yet in this installation ({exc})") from None
+    if args.players is not None and args.players not in cls.player_counts:
+        raise DemoError(f"--players {args.players}: {args.game} is played by "
+                        f"{', '.join(map(str, cls.player_counts))} players")
+    if "players" in args.options:
+        raise DemoError("--option players=N: the number of players is --players N, not a rule option")
     broker = None
     mqtt_url = args.mqtt
     if mqtt_url:
@@ -560,7 +567,7 @@ def _run(args) -> int:
                 cls.resolve_options(dict(args.options))
             except ValueError as exc:
                 raise DemoError(f"--option: {exc}") from None
-            script = sim(args.seed + i, None, args.options or None)
+            script = sim(args.seed + i, args.players, args.options or None)
             start = script[0]
             journal = args.journal or str(Path(args.journal_dir) / f"{tid}-{args.game}-s{args.seed + i}-{stamp}.journal")
             cfg = demo_config(args.game, tid, start["dealer"], start.get("players"), journal, mqtt_url,
