@@ -31,6 +31,11 @@ class _Section(BaseModel):
 class TableSection(_Section):
     id: str = Field("table1", description="table id in MQTT topics: [a-z0-9_-], 1-32 characters")
     name: str = Field("", description="a human name for scoreboards")
+    # the table's geometry, for `cardtable calibrate` (measured between marker centres)
+    width_mm: float | None = Field(None, gt=0, description="marker 0 -> 1, mm")
+    height_mm: float | None = Field(None, gt=0, description="marker 1 -> 2, mm")
+    card_mm: tuple[float, float] = Field((59.0, 91.0), description="the deck's card size, mm")
+    clockwise: bool = Field(False, description="seat numbering direction in the image")
 
     @field_validator("id")
     @classmethod
@@ -48,8 +53,14 @@ class GameSection(_Section):
 
 
 class Seat(_Section):
-    name: str
+    name: str = ""
     position: Literal["south", "west", "north", "east"] | None = None
+    polygon_mm: list[tuple[float, float]] | None = Field(None, min_length=3,
+                                                         description="the seat's zone on the table, mm")
+
+
+class Area(_Section):
+    polygon_mm: list[tuple[float, float]] = Field(min_length=3)
 
 
 class CameraSection(_Section):
@@ -138,6 +149,7 @@ class TableConfig(_Section):
     mqtt: MqttSection = MqttSection()
     journal: JournalSection = JournalSection()
     web: WebSection = WebSection()
+    trick_area: Area | None = None
 
     @model_validator(mode="after")
     def _cross(self) -> "TableConfig":
@@ -159,6 +171,9 @@ class TableConfig(_Section):
             raise ValueError(f"game.options: {exc}") from None
         if self.seats and len(self.seats) != players:
             raise ValueError(f"seats: {len(self.seats)} seats listed for {players} players")
+        zoned = [s.polygon_mm is not None for s in self.seats]
+        if any(zoned) and not all(zoned):
+            raise ValueError("seats: give polygon_mm for every seat or for none")
         g = self.gpio
         if g.enabled:
             if g.turn_leds and len(g.turn_leds) != players:
@@ -178,7 +193,28 @@ class TableConfig(_Section):
         return self.game.players or find_game(self.game.name).default_players
 
     def names(self) -> list[str]:
-        return [s.name for s in self.seats] if self.seats else [f"Seat {i}" for i in range(self.players)]
+        if not self.seats:
+            return [f"Seat {i}" for i in range(self.players)]
+        return [s.name or f"Seat {i}" for i, s in enumerate(self.seats)]
+
+    def geometry(self) -> dict[str, Any]:
+        """The table's geometry in ``vision.table``'s terms (``parse_table_config``): one file
+        configures both the table and its calibration."""
+        t = self.table
+        geo: dict[str, Any] = {"table": {"card_mm": list(t.card_mm), "clockwise": t.clockwise}}
+        if t.width_mm is not None:
+            geo["table"]["width_mm"] = t.width_mm
+        if t.height_mm is not None:
+            geo["table"]["height_mm"] = t.height_mm
+        if self.seats and self.seats[0].polygon_mm is not None:
+            geo["seat"] = [{"polygon_mm": [list(p) for p in s.polygon_mm or []]} for s in self.seats]
+        if self.trick_area is not None:
+            geo["trick_area"] = {"polygon_mm": [list(p) for p in self.trick_area.polygon_mm]}
+        return geo
+
+    @property
+    def has_size(self) -> bool:
+        return self.table.width_mm is not None and self.table.height_mm is not None
 
     def start_event(self) -> dict[str, Any]:
         ev: dict[str, Any] = {"event": "start", "game": self.game.name, "dealer": self.game.dealer,

@@ -277,12 +277,21 @@ def marker_sheet(marker_mm: float = 60.0, dpi: int = 150) -> np.ndarray:
         cv2.rectangle(page, (x, y), (x + side, y + side), 180, 1)
         cv2.putText(page, f"id {names[i]}", (x, y + side + int(8 * px_per_mm)), cv2.FONT_HERSHEY_SIMPLEX,
                     0.9 * dpi / 150, 0, 2)
-    note = ["cardtable table markers (ArUco DICT_4X4_50). Print at 100% scale.",
+    note = ["cardtable table markers (ArUco DICT_4X4_50). Print at 100% scale:",
+            f"each black square is {marker_mm:g} mm wide and the bar below is 100 mm.",
             "Stick one at each table corner, ids 0,1,2,3 going round the table.",
             "Measure width (0->1) and height (1->2) between marker centres."]
     for k, line in enumerate(note):
-        cv2.putText(page, line, (int(15 * px_per_mm), int((15 + 7 * k) * px_per_mm)),
+        cv2.putText(page, line, (int(15 * px_per_mm), int((12 + 6 * k) * px_per_mm)),
                     cv2.FONT_HERSHEY_SIMPLEX, 0.6 * dpi / 150, 0, 1, cv2.LINE_AA)
+    # a 100 mm scale bar with 10 mm ticks: a ruler on the print checks the printer's scale
+    x0, y0 = int(15 * px_per_mm), int(283 * px_per_mm)
+    cv2.rectangle(page, (x0, y0), (x0 + int(round(100 * px_per_mm)), y0 + int(2 * px_per_mm)), 0, -1)
+    for mm in range(0, 101, 10):
+        x = x0 + int(round(mm * px_per_mm))
+        cv2.line(page, (x, y0 - int(3 * px_per_mm)), (x, y0), 0, 1)
+    cv2.putText(page, "100 mm", (x0 + int(104 * px_per_mm), y0 + int(2 * px_per_mm)),
+                cv2.FONT_HERSHEY_SIMPLEX, 0.6 * dpi / 150, 0, 1, cv2.LINE_AA)
     return page
 
 

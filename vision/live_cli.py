@@ -18,7 +18,7 @@ import numpy as np
 from vision.calibration import (Calibration, CalibrationError, annotate_calibration, calibrate,
                                 write_marker_sheet)
 from vision.sources import Frame, FrameSource, SourceError, open_source
-from vision.table import TableConfig, TableConfigError, load_table_config
+from vision.table import TableConfig, TableConfigError
 
 MARKER_SEARCH_FRAMES = 60     # a hand may hide a marker at first: look this far for all four
 # A camera gives its first frame about 1 s after opening (picamera2 configures the sensor, a USB
@@ -26,6 +26,7 @@ MARKER_SEARCH_FRAMES = 60     # a hand may hide a marker at first: look this far
 # says why instead of waiting for ever (--wait changes it).
 CAMERA_WAIT_S = 8.0
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp"}
+MARKER_MM = 60.0     # printed marker side: big enough to be found 110 cm below the camera at 1280x720
 
 try:        # OpenCV's own warnings (a camera index that does not exist, ...) say it again, worse
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
@@ -37,8 +38,40 @@ class CliError(Exception):
     """A one-line message for the user."""
 
 
-def _table(path: str | None) -> TableConfig | None:
-    return load_table_config(path) if path else None
+def _table(path: str | None, size: str | None = None) -> TableConfig | None:
+    """The table from the table config (the same TOML file ``cardtable run`` reads) and/or
+    ``--size WxH``; None if neither is given."""
+    from vision.table import parse_table_config
+
+    geo: dict = {"table": {}}
+    if path:
+        from controller.config import ConfigError, load_config
+
+        try:
+            geo = load_config(path, check=False).geometry()
+        except ConfigError as exc:
+            raise TableConfigError(str(exc)) from None
+    if size:
+        w, sep, h = size.lower().partition("x")
+        try:
+            geo["table"]["width_mm"], geo["table"]["height_mm"] = float(w), float(h)
+        except ValueError:
+            raise CliError(f"--size {size!r}: WIDTHxHEIGHT in mm between marker centres, e.g. 900x900") from None
+        if not sep or min(geo["table"]["width_mm"], geo["table"]["height_mm"]) <= 0:
+            raise CliError(f"--size {size!r}: WIDTHxHEIGHT in mm between marker centres, e.g. 900x900")
+    if not path and not size:
+        return None
+    return parse_table_config(geo, path or "--size")
+
+
+def _has_size(table: TableConfig | None, path: str | None, size: str | None) -> bool:
+    if size:
+        return True
+    if not path:
+        return False
+    from controller.config import load_config
+
+    return load_config(path, check=False).has_size
 
 
 def _points(text: Sequence[str] | None) -> list[list[float]] | None:
@@ -165,7 +198,7 @@ def _track(argv: Sequence[str]) -> int:
                                             "pipeline; one JSON line per card event (CONTRACT §4)")
     p.add_argument("profile_dir")
     p.add_argument("video", help="video file, folder of images, or a camera (opencv:0, picamera2)")
-    p.add_argument("--table", help="table config TOML (size in mm, seats, trick area)")
+    p.add_argument("--table", help="the table config (the TOML file `cardtable run` reads: [table] width_mm ...)")
     p.add_argument("--clockwise", action="store_true", help="number seats clockwise as seen in the image")
     p.add_argument("--calibration", help="a calibration file from 'cardtable calibrate' (else: markers)")
     p.add_argument("--points", nargs=4, metavar="X,Y", help="table corners 0..3 instead of markers")
@@ -210,7 +243,10 @@ def _calibrate(argv: Sequence[str]) -> int:
                                             "write a calibration file and a picture to check it by eye")
     p.add_argument("source", nargs="?", help="image, video, folder, or camera (picamera2, opencv:0)")
     p.add_argument("-o", "--output", default="calibration.json", help="calibration file to write")
-    p.add_argument("--table", help="table config TOML (size in mm, seats, trick area)")
+    p.add_argument("--table", help="the table config (the TOML file `cardtable run` reads): [table] width_mm, "
+                                   "height_mm, card_mm, clockwise; optional [[seats]] polygon_mm, [trick_area]")
+    p.add_argument("--size", metavar="WxH", help="the table's size in mm between marker centres 0->1 and 1->2, "
+                                                 "e.g. 900x900 (instead of width_mm/height_mm in --table)")
     p.add_argument("--clockwise", action="store_true", help="number seats clockwise as seen in the image")
     p.add_argument("--points", nargs=4, metavar="X,Y", help="table corners 0..3 (pixels) instead of markers")
     p.add_argument("--frames", type=int, default=5, help="frames averaged for the empty-table background")
@@ -218,13 +254,14 @@ def _calibrate(argv: Sequence[str]) -> int:
     _add_wait(p)
     args = p.parse_args(argv)
     if args.markers:
-        png, pdf = write_marker_sheet(args.markers)
-        print(f"marker sheet: {png} and {pdf} (print at 100% scale)")
+        png, pdf = write_marker_sheet(args.markers, MARKER_MM)
+        print(f"marker sheet: {png} and {pdf} (print at 100% scale: each black square is "
+              f"{MARKER_MM:g} mm wide, the bar 100 mm)")
         if not args.source:
             return 0
     if not args.source:
         raise CliError("give an image, video, folder or camera to calibrate from (or --markers DIR)")
-    table = _table(args.table)
+    table = _table(args.table, args.size)
     if Path(args.source).suffix.lower() in IMAGE_SUFFIXES:
         if not Path(args.source).is_file():
             raise CliError(f"{args.source}: no such image")
@@ -243,7 +280,11 @@ def _calibrate(argv: Sequence[str]) -> int:
             raise CliError(f"{args.source}: no frames")
     # the median of a few frames: an empty table without sensor noise
     background = images[0] if len(images) == 1 else np.median(np.stack(images), axis=0).astype(np.uint8)
-    cal = calibrate(background, table, _points(args.points), clockwise=True if args.clockwise else None)
+    points = _points(args.points)
+    cal = calibrate(background, table, points, clockwise=True if args.clockwise else None)  # markers first
+    if not _has_size(table, args.table, args.size):
+        table = _table(args.table, _ask_size())
+        cal = calibrate(background, table, points, clockwise=True if args.clockwise else None)
     out = Path(args.output)
     bg_path = cal.save(out)
     check = out.with_suffix(".check.png")
@@ -254,6 +295,16 @@ def _calibrate(argv: Sequence[str]) -> int:
     print(f"{out}: {len(cal.zones.seats)} seats, table {cal.table.width_mm:.0f}x{cal.table.height_mm:.0f} mm, "
           f"card {w:.0f}x{h:.0f} px; background {bg_path}; check the picture {check}")
     return 0
+
+
+def _ask_size() -> str:
+    """The table's size from the person at the terminal; without one, a message saying how to give it."""
+    if not sys.stdin.isatty():
+        raise CliError("the table's size is needed: --size WIDTHxHEIGHT (mm between marker centres 0->1 and "
+                       "1->2, e.g. --size 900x900), or width_mm and height_mm in --table's [table]")
+    w = input("table width, marker 0 -> 1 centre to centre, in mm: ").strip()
+    h = input("table height, marker 1 -> 2 centre to centre, in mm: ").strip()
+    return f"{w}x{h}"
 
 
 def calibrate_main(argv: Sequence[str]) -> int:
@@ -270,7 +321,7 @@ def _watch(argv: Sequence[str]) -> int:
     p.add_argument("profile_dir")
     p.add_argument("source", nargs="?", default="picamera2", help="camera or recording (default picamera2)")
     p.add_argument("--calibration", help="a calibration file from 'cardtable calibrate' (else: markers)")
-    p.add_argument("--table", help="table config TOML")
+    p.add_argument("--table", help="the table config (the TOML file `cardtable run` reads)")
     p.add_argument("--clockwise", action="store_true")
     p.add_argument("--port", type=int, help="serve an MJPEG stream on this port (open http://HOST:PORT/)")
     p.add_argument("--host", default="0.0.0.0",
