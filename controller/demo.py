@@ -551,8 +551,11 @@ def _run(args) -> int:
     else:
         try:
             broker = EmbeddedBroker().start()
-        except BrokerError as exc:
-            raise DemoError(str(exc)) from None
+        except BrokerError:           # 1883 taken between the look and the bind: any free ports
+            try:
+                broker = EmbeddedBroker(port=0, ws_port=0).start()
+            except BrokerError as exc:
+                raise DemoError(str(exc)) from None
         mqtt_url = broker.url
     stamp = time.strftime("%Y%m%d-%H%M%S")
     ids = [f"demo{i + 1}" for i in range(args.tables)]

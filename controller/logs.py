@@ -35,5 +35,5 @@ def setup(level: str = DEFAULT_LEVEL) -> None:
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(level.upper())
-    for name in QUIET_LIBRARIES:
-        logging.getLogger(name).setLevel(max(logging.ERROR, root.level))
+    for name in QUIET_LIBRARIES:      # we report their failures ourselves, in our words
+        logging.getLogger(name).setLevel(logging.DEBUG if root.level <= logging.DEBUG else logging.CRITICAL)
