@@ -667,9 +667,10 @@ class News:
         while self.hands < len(ts.hands):
             h = ts.hands[self.hands]
             self.hands += 1
-            score = "–".join(map(str, h.get("scores") or snap.get("scores") or []))
+            # "score [a, b]" as before: scripts and tests read it (tests/web/test_demo.py)
             out.append(f"{ts.table_id} hand {h['hand']:>2}: {side_name(ts.names, sides, h['winner'])} "
-                       f"+{h['points']} ({h['reason']})  score {score}  {bar(driver.accepted, len(driver.script), 20)}")
+                       f"+{h['points']} ({h['reason']})  score {snap.get('scores')}  "
+                       f"{bar(driver.accepted, len(driver.script), 20)}")
         games = list(d.get("games") or [])
         if games != self.games and len(games) == len(self.games) and sum(games) > sum(self.games):
             won = next(i for i, (a, b) in enumerate(zip(games, self.games)) if a > b)
