@@ -217,6 +217,20 @@ def calibrate(image_bgr: np.ndarray, table: TableConfig | None = None,
                        image_bgr.copy() if background else None)
 
 
+def draw_label(img: np.ndarray, text: str, org: tuple[int, int], colour, scale: float = 0.7,
+               centred: bool = False) -> None:
+    """Text drawn once, on a dark box, so it reads on any table. (A black outline drawn under
+    the text, as before, doubles the letters with OpenCV >= 5's font, whose glyphs change
+    width with the thickness.)"""
+    font, thick = cv2.FONT_HERSHEY_SIMPLEX, max(1, int(round(scale * 2)))
+    (w, h), base = cv2.getTextSize(text, font, scale, thick)
+    x, y = (org[0] - w // 2, org[1] + h // 2) if centred else org
+    x = min(max(x, 0), max(img.shape[1] - w - 1, 0))
+    y = min(max(y, h + 4), img.shape[0] - base - 2)
+    cv2.rectangle(img, (x - 4, y - h - 4), (x + w + 4, y + base + 2), (20, 20, 20), -1)
+    cv2.putText(img, text, (x, y), font, scale, colour, thick, cv2.LINE_AA)
+
+
 SEAT_COLOURS = [(60, 180, 255), (90, 220, 90), (255, 160, 60), (220, 90, 220), (80, 220, 220), (200, 200, 80)]
 
 
@@ -228,26 +242,26 @@ def annotate_calibration(image_bgr: np.ndarray, cal: Calibration) -> np.ndarray:
     for i, poly in enumerate(cal.zones.seats):
         cv2.fillPoly(overlay, [poly.astype(np.int32)], SEAT_COLOURS[i % len(SEAT_COLOURS)])
     out = cv2.addWeighted(overlay, 0.25, out, 0.75, 0)
+    scale = max(0.5, out.shape[1] / 1280 * 0.8)     # legible on a phone at any camera resolution
     for i, poly in enumerate(cal.zones.seats):
         colour = SEAT_COLOURS[i % len(SEAT_COLOURS)]
         cv2.polylines(out, [poly.astype(np.int32)], True, colour, 2)
         c = poly.mean(axis=0)
-        cv2.putText(out, f"seat {i}", (int(c[0]) - 30, int(c[1]) + 8), cv2.FONT_HERSHEY_SIMPLEX, 0.8,
-                    (0, 0, 0), 4, cv2.LINE_AA)
-        cv2.putText(out, f"seat {i}", (int(c[0]) - 30, int(c[1]) + 8), cv2.FONT_HERSHEY_SIMPLEX, 0.8,
-                    colour, 2, cv2.LINE_AA)
+        draw_label(out, f"seat {i}", (int(c[0]), int(c[1])), colour, scale, centred=True)
     cv2.polylines(out, [cal.zones.trick_area.astype(np.int32)], True, (255, 255, 255), 1)
+    centre_px = cal.corners_px.mean(axis=0)
     for i, p in enumerate(cal.corners_px):
         cv2.circle(out, (int(p[0]), int(p[1])), 6, (0, 0, 255), -1)
-        cv2.putText(out, str(i), (int(p[0]) + 8, int(p[1]) - 8), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0, 0, 255), 2)
+        inward = centre_px - p
+        at = p + 0.12 * inward                         # beside the marker, towards the table's centre
+        draw_label(out, f"marker {i}", (int(at[0]), int(at[1])), (80, 80, 255), scale * 0.8, centred=True)
     centre = cal.to_image(np.array([[cal.table.width_mm / 2, cal.table.height_mm / 2]]))[0]
     w, h = cal.card_px
     box = cv2.boxPoints(((float(centre[0]), float(centre[1])), (w, h), 0.0)).astype(np.int32)
     cv2.polylines(out, [box], True, (0, 255, 255), 2)
     text = (f"table {cal.table.width_mm:.0f}x{cal.table.height_mm:.0f} mm  card {w:.0f}x{h:.0f} px  "
             f"{len(cal.zones.seats)} seats")
-    cv2.putText(out, text, (10, out.shape[0] - 12), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 0), 4, cv2.LINE_AA)
-    cv2.putText(out, text, (10, out.shape[0] - 12), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 255, 255), 1, cv2.LINE_AA)
+    draw_label(out, text, (10, out.shape[0] - 12), (255, 255, 255), scale * 0.8)
     return out
 
 
