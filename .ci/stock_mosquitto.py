@@ -94,7 +94,11 @@ def main(argv: list[str]) -> int:
         if any(t.endswith("/other/status") for t, _ in disp.got):
             failures.append("a table wrote outside its own tree")
         tab.c.publish(f"{base}/status", b"", 1, retain=True).wait_for_publish(WAIT_S)
-    for c in (tab, ref, disp, bad):
+    others = [Client(u, pw) for u, pw in users.items() if u.startswith("table-") and u != f"table-{table}"]
+    for c in others:                       # accounts made by an earlier run still log in
+        if not c.ok():
+            failures.append(f"an earlier account no longer logs in (rc {c.rc})")
+    for c in (tab, ref, disp, bad, *others):
         c.close()
     for f in failures:
         print(f"stock mosquitto: {f}", file=sys.stderr)
