@@ -74,8 +74,13 @@ def usage() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    import os
+
     from controller import logs
 
+    # OpenCV's own warnings (a camera that is not there, ...) repeat what our one line says;
+    # set before anything imports cv2 (OpenCV reads it once)
+    os.environ.setdefault("OPENCV_LOG_LEVEL", "ERROR")
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] in (["--version"], ["-V"]):
         print(f"cardtable {version()}")

@@ -28,10 +28,11 @@ CAMERA_WAIT_S = 8.0
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp"}
 MARKER_MM = 60.0     # printed marker side: big enough to be found 110 cm below the camera at 1280x720
 
+OPENCV_LOG_ERROR = 2     # OpenCV's LOG_LEVEL_ERROR (cv2.utils.logging has no names for it in 4.6)
 try:        # OpenCV's own warnings (a camera index that does not exist, ...) say it again, worse
-    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+    cv2.utils.logging.setLogLevel(OPENCV_LOG_ERROR)
 except AttributeError:
-    pass
+    cv2.setLogLevel(OPENCV_LOG_ERROR)           # OpenCV 4.6
 
 
 class CliError(Exception):
