@@ -30,6 +30,7 @@ EXEMPT: list[tuple[str, str]] = [
     (r"^sudo(edit)?\b", "changes a Raspberry Pi's system as root (CI runs the broker steps: .ci/stock-mosquitto)"),
     (r"^journalctl\b", "needs systemd and the installed unit"),
     (r"^/opt/cardtable/", "the Pi's installed venv (docs/deploy.md step 1)"),
+    (r"^cd /opt/cardtable/src$", "the Pi's checkout (docs/deploy.md step 1)"),
     (r"^mpremote\b", "needs a Raspberry Pi Pico on USB"),
     (r"^bash \.ci/run$", "is CI itself"),
     (r"^\.venv/bin/python -m pytest\b", "is the test command CI runs (checked against .ci/run below)"),
