@@ -8,10 +8,13 @@ fault record (status ``fault``, an alert, the status LED), cleared when it ends.
 """
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 import time
 from typing import Any, Callable, Collection
+
+log = logging.getLogger("cardtable.camera")
 
 
 class CameraError(OSError):
@@ -82,6 +85,7 @@ class VisionInput:
         if threaded:
             self._thread = threading.Thread(target=self._reader, name="cardtable-camera", daemon=True)
             self._thread.start()
+        self._logged_fault: str | None = None
 
     @property
     def fault(self) -> str | None:
@@ -130,6 +134,13 @@ class VisionInput:
                 frame = None
         else:
             frame = self._read()
+        fault = self.fault
+        if fault != self._logged_fault:             # one line per change, not per frame
+            if fault:
+                log.warning("%s", fault)
+            else:
+                log.warning("camera: frames again")
+            self._logged_fault = fault
         self.idle = frame is None
         if frame is None:
             return []

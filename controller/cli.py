@@ -35,16 +35,63 @@ def _load(target: str) -> Callable[[Sequence[str]], int]:
     return getattr(importlib.import_module(module), func)
 
 
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version("cardtable")
+    except PackageNotFoundError:     # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
+def _log_level(args: list[str]) -> tuple[str, list[str]]:
+    """Take ``--log-level L`` / ``--log-level=L`` out of the arguments, wherever it stands."""
+    from controller.logs import DEFAULT_LEVEL
+
+    level, rest, i = DEFAULT_LEVEL, [], 0
+    while i < len(args):
+        a = args[i]
+        if a == "--log-level":
+            if i + 1 >= len(args):
+                raise ValueError("--log-level needs a value: debug, info, warning or error")
+            level, i = args[i + 1], i + 2
+            continue
+        if a.startswith("--log-level="):
+            level = a.partition("=")[2]
+        else:
+            rest.append(a)
+        i += 1
+    return level, rest
+
+
 def usage() -> str:
     width = max(len(n) for n in COMMANDS)
-    lines = ["usage: cardtable COMMAND [ARGS...]", "", "commands:"]
+    lines = ["usage: cardtable [--version] [--log-level debug|info|warning|error] COMMAND [ARGS...]", "",
+             "commands:"]
     lines += [f"  {name:<{width}}  {desc}" for name, (_, desc) in COMMANDS.items()]
     lines += ["", "'cardtable COMMAND --help' for a command's options."]
     return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    import os
+
+    from controller import logs
+
+    # OpenCV's own warnings (a camera that is not there, ...) repeat what our one line says;
+    # set before anything imports cv2 (OpenCV reads it once)
+    os.environ.setdefault("OPENCV_LOG_LEVEL", "ERROR")
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] in (["--version"], ["-V"]):
+        print(f"cardtable {version()}")
+        return 0
+    try:
+        level, args = _log_level(args)
+        logs.setup(level)
+    except ValueError as exc:
+        print(f"cardtable: {exc}", file=sys.stderr)
+        return 2
     if not args or args[0] in ("-h", "--help", "help"):
         print(usage())
         return 0

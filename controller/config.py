@@ -7,6 +7,8 @@ as ``key.path: what is wrong (got value)``, so the command line prints it and st
 """
 from __future__ import annotations
 
+import importlib.util
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -29,6 +31,11 @@ class _Section(BaseModel):
 class TableSection(_Section):
     id: str = Field("table1", description="table id in MQTT topics: [a-z0-9_-], 1-32 characters")
     name: str = Field("", description="a human name for scoreboards")
+    # the table's geometry, for `cardtable calibrate` (measured between marker centres)
+    width_mm: float | None = Field(None, gt=0, description="marker 0 -> 1, mm")
+    height_mm: float | None = Field(None, gt=0, description="marker 1 -> 2, mm")
+    card_mm: tuple[float, float] = Field((59.0, 91.0), description="the deck's card size, mm")
+    clockwise: bool = Field(False, description="seat numbering direction in the image")
 
     @field_validator("id")
     @classmethod
@@ -46,8 +53,14 @@ class GameSection(_Section):
 
 
 class Seat(_Section):
-    name: str
+    name: str = ""
     position: Literal["south", "west", "north", "east"] | None = None
+    polygon_mm: list[tuple[float, float]] | None = Field(None, min_length=3,
+                                                         description="the seat's zone on the table, mm")
+
+
+class Area(_Section):
+    polygon_mm: list[tuple[float, float]] = Field(min_length=3)
 
 
 class CameraSection(_Section):
@@ -149,6 +162,7 @@ class TableConfig(_Section):
     mqtt: MqttSection = MqttSection()
     journal: JournalSection = JournalSection()
     web: WebSection = WebSection()
+    trick_area: Area | None = None
 
     @model_validator(mode="after")
     def _cross(self) -> "TableConfig":
@@ -170,6 +184,9 @@ class TableConfig(_Section):
             raise ValueError(f"game.options: {exc}") from None
         if self.seats and len(self.seats) != players:
             raise ValueError(f"seats: {len(self.seats)} seats listed for {players} players")
+        zoned = [s.polygon_mm is not None for s in self.seats]
+        if any(zoned) and not all(zoned):
+            raise ValueError("seats: give polygon_mm for every seat or for none")
         g = self.gpio
         if g.enabled:
             if g.turn_leds and len(g.turn_leds) != players:
@@ -189,7 +206,28 @@ class TableConfig(_Section):
         return self.game.players or find_game(self.game.name).default_players
 
     def names(self) -> list[str]:
-        return [s.name for s in self.seats] if self.seats else [f"Seat {i}" for i in range(self.players)]
+        if not self.seats:
+            return [f"Seat {i}" for i in range(self.players)]
+        return [s.name or f"Seat {i}" for i, s in enumerate(self.seats)]
+
+    def geometry(self) -> dict[str, Any]:
+        """The table's geometry in ``vision.table``'s terms (``parse_table_config``): one file
+        configures both the table and its calibration."""
+        t = self.table
+        geo: dict[str, Any] = {"table": {"card_mm": list(t.card_mm), "clockwise": t.clockwise}}
+        if t.width_mm is not None:
+            geo["table"]["width_mm"] = t.width_mm
+        if t.height_mm is not None:
+            geo["table"]["height_mm"] = t.height_mm
+        if self.seats and self.seats[0].polygon_mm is not None:
+            geo["seat"] = [{"polygon_mm": [list(p) for p in s.polygon_mm or []]} for s in self.seats]
+        if self.trick_area is not None:
+            geo["trick_area"] = {"polygon_mm": [list(p) for p in self.trick_area.polygon_mm]}
+        return geo
+
+    @property
+    def has_size(self) -> bool:
+        return self.table.width_mm is not None and self.table.height_mm is not None
 
     def start_event(self) -> dict[str, Any]:
         ev: dict[str, Any] = {"event": "start", "game": self.game.name, "dealer": self.game.dealer,
@@ -219,8 +257,47 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> TableConfig:
         raise ConfigError(f"{source}: {_format(exc)}") from None
 
 
-def load_config(path: str | Path | None) -> TableConfig:
-    """Read and validate a TOML table config; ``None`` gives the defaults."""
+def _writable_dir(path: Path) -> bool:
+    """Can ``path`` (a directory, perhaps not made yet) be created or written to?"""
+    p = path.resolve()
+    while not p.exists():
+        p = p.parent
+    return p.is_dir() and os.access(p, os.W_OK)
+
+
+def check_runnable(cfg: TableConfig, source: str = "<config>") -> None:
+    """What ``cardtable run`` needs beyond a well-formed file: the files it names exist and the
+    camera can be driven. ``run`` and ``run --check-config`` both call this (through
+    :func:`load_config`), so a config that passes the check does not stop the table later."""
+    problems = []
+    cam = cfg.camera
+    if cam.source not in ("", "none"):
+        for key, value, want in (("calibration", cam.calibration, "cardtable calibrate"),
+                                 ("profile", cam.profile, "cardtable enrol")):
+            if not value:
+                problems.append(f"camera.{key}: needed when camera.source is {cam.source!r} (made by `{want}`)")
+            elif not Path(value).exists():
+                problems.append(f"camera.{key}: {value} does not exist (made by `{want}`)")
+        kind, _, rest = cam.source.partition(":")
+        if kind in ("video", "folder") and rest and not Path(rest).exists():
+            problems.append(f"camera.source: {rest} does not exist")
+        if kind == "picamera2" and importlib.util.find_spec("picamera2") is None:
+            problems.append("camera.source: picamera2 is not installed (sudo apt install python3-picamera2; "
+                            "the venv needs --system-site-packages)")
+    if cfg.mqtt.ca_file and not Path(cfg.mqtt.ca_file).is_file():
+        problems.append(f"mqtt.ca_file: {cfg.mqtt.ca_file} does not exist")
+    journal = Path(cfg.journal.path)
+    if journal.is_dir():
+        problems.append(f"journal.path: {journal} is a directory; name a file in it")
+    elif not _writable_dir(journal.parent):
+        problems.append(f"journal.path: cannot create or write {journal.parent}")
+    if problems:
+        raise ConfigError(f"{source}: {'; '.join(problems)}")
+
+
+def load_config(path: str | Path | None, *, check: bool = True) -> TableConfig:
+    """Read and validate a TOML table config; ``None`` gives the defaults. With ``check`` (as
+    ``cardtable run`` loads it) also :func:`check_runnable`."""
     if path is None:
         return TableConfig()
     p = Path(path)
@@ -232,4 +309,7 @@ def load_config(path: str | Path | None) -> TableConfig:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{p}: not valid TOML: {exc}") from None
-    return parse_config(data, str(p))
+    cfg = parse_config(data, str(p))
+    if check:
+        check_runnable(cfg, str(p))
+    return cfg

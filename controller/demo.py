@@ -19,7 +19,6 @@ import argparse
 import json
 import signal
 import sys
-import threading
 import time
 import uuid
 from collections import deque
@@ -413,6 +412,33 @@ class TableDriver:
 
 
 # ----- the terminal -------------------------------------------------------------------------
+_RANKS = {"ace": "A", "king": "K", "queen": "Q", "jack": "J", "knight": "C"}
+_SUITS = {"hearts": "♥", "diamonds": "♦", "clubs": "♣", "spades": "♠"}
+
+
+def card_label(card: str | None) -> str:
+    """What a person reads: ``hearts/king`` -> ``K♥``, ``coins/7`` -> ``7 coins``, ``trump/21`` ->
+    ``trump 21``; a face-down card is ``▯``."""
+    if not card:
+        return "▯"
+    suit, _, rank = card.partition("/")
+    if not rank:
+        return card.capitalize()                       # fool, back
+    if suit == "trump":
+        return f"trump {rank}"
+    r = _RANKS.get(rank, rank)
+    return f"{r}{_SUITS[suit]}" if suit in _SUITS else f"{r} {suit}"
+
+
+def side_name(names: list[str], sides: int, side: int | None) -> str:
+    """A score side as people say it: a seat's name, or a team's names (team = seat % sides)."""
+    if side is None:
+        return "nobody (tied)"
+    if sides < len(names):
+        return " & ".join(names[side::sides])
+    return names[side]
+
+
 def bar(done: int, total: int, width: int = 30) -> str:
     frac = done / total if total else 1.0
     full = int(frac * width)
@@ -425,23 +451,25 @@ def board_lines(driver: TableDriver) -> list[str]:
     names = ts.names
     d = snap.get("detail") or {}
     lines = [f"table {ts.table_id} · {snap.get('game')} · seq {ts.seq} · status {ts.status}"]
-    n = snap.get("players", len(names))
-    if n == 4:
-        lines.append(f"  {names[0]} & {names[2]}: {snap.get('scores', [0, 0])[0]:>3}    "
-                     f"{names[1]} & {names[3]}: {snap.get('scores', [0, 0])[1]:>3}    games {d.get('games', '')}")
-    else:
-        lines.append("  " + "  ".join(f"{nm}: {s}" for nm, s in zip(names, snap.get("scores", []))))
+    scores = snap.get("scores") or []
+    games = d.get("games")
+    lines.append("  " + "    ".join(f"{side_name(names, len(scores), i)}: {sc:>3}" for i, sc in enumerate(scores))
+                 + (f"    games won {'–'.join(map(str, games))}" if games else ""))
     turn = snap.get("turn") or {}
-    trick = ", ".join(f"{names[c['seat']]} {c.get('card') or '▯'}" for c in d.get("current_trick", []))
-    lines.append(f"  hand {d.get('hand', '-')} trick {d.get('trick', '-')} stake {d.get('stake', '-')}: {trick}")
+    trick = ", ".join(f"{names[c['seat']]} {card_label(c.get('card'))}" for c in d.get("current_trick", []))
+    where = (f"smazzata {d['smazzata']} " if d.get("smazzata") is not None else "") + \
+        f"hand {d.get('hand', '-')} trick {d.get('trick', '-')}"
+    stake = f" stake {d['stake']}" if d.get("stake") is not None else ""
+    lines.append(f"  {where}{stake}: {trick}")
     lt = ts.last_trick
     if lt:
         won = names[lt['winner']] if lt.get("winner") is not None else "tied"
-        lines.append(f"  last trick → {won}: " + ", ".join(str(c.get("card")) for c in lt["cards"]))
+        lines.append(f"  last trick → {won}: " + ", ".join(card_label(c.get("card")) for c in lt["cards"]))
     if turn:
         lines.append(f"  to act: {names[turn['seat']]} ({'/'.join(turn['expects'])})")
     if ts.pending:
-        lines.append(f"  ? confirm seat {ts.pending['seat']}: {ts.pending.get('card')} ({ts.pending.get('reason')})")
+        lines.append(f"  ? confirm seat {ts.pending['seat']}: {card_label(ts.pending.get('card'))} "
+                     f"({ts.pending.get('reason')})")
     leds = "".join("●" if l.is_lit else "○" for l in driver.panel.turn_leds)
     lines.append(f"  LEDs {leds}  status {'/'.join(k for k, l in driver.panel.status_leds.items() if l.is_lit) or '-'}")
     lines.append("  " + bar(driver.done, len(driver.script)))
@@ -456,6 +484,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--headless", action="store_true", help="no live scoreboard; exit when the match ends")
     ap.add_argument("--mqtt", default="", help="broker URL (default: start an embedded broker)")
     ap.add_argument("--tables", type=int, default=1, help="run N tables at once (club dashboard)")
+    ap.add_argument("--players", type=int, default=None, help="players at the table (Troccas: 3-6; default: "
+                    "the game's usual number)")
     ap.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                     help="a game option (JSON value), e.g. --option points_to_win=6")
     ap.add_argument("--journal", help="journal file (one table); resumes the match if it exists")
@@ -466,10 +496,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--ws-url", default="", help="the broker's websocket URL for browsers on the LAN "
                     "(default: from --mqtt, or the embedded broker's, as the page's host sees it)")
     ap.add_argument("--linger", type=float, default=None,
-                    help="seconds to keep serving after the match (default: until Ctrl-C, 0 when headless)")
+                    help="seconds to keep serving the scoreboard after the match (default: until Ctrl-C "
+                         "in a terminal; 0, i.e. exit, when headless or without a terminal)")
+    ap.add_argument("--serve", action="store_true", help="keep serving the scoreboard after the match "
+                    "until Ctrl-C, also when headless")
     args = ap.parse_args(argv)
-    if args.tables < 1 or (args.journal and args.tables != 1):
-        print("cardtable demo: --journal needs --tables 1", file=sys.stderr)
+    problem = _bad_args(args)
+    if problem:
+        print(f"cardtable demo: {problem}", file=sys.stderr)
         return 2
     try:
         args.options = {}
@@ -493,6 +527,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
+MAX_TABLES = 8      # one process renders every table's camera frames: beyond this it crawls
+
+
+def _bad_args(args) -> str | None:
+    """The first argument a person got wrong, as one line (argparse only checks types)."""
+    if not 1 <= args.tables <= MAX_TABLES:
+        return f"--tables {args.tables}: give 1 to {MAX_TABLES} tables"
+    if args.journal and args.tables != 1:
+        return "--journal names one table's journal: use it with --tables 1"
+    if not 0 <= args.web_port <= 65535:
+        return f"--web-port {args.web_port}: a port is 1-65535 (0: no web scoreboard)"
+    if not args.speed >= 0:
+        return f"--speed {args.speed:g}: times real time, 0 (as fast as possible) or more"
+    if args.linger is not None and not args.linger >= 0:
+        return f"--linger {args.linger:g}: seconds, 0 or more"
+    return None
+
+
 def _run(args) -> int:
     from controller.broker import BrokerError, EmbeddedBroker
     from controller.camera import VisionInput, make_watcher
@@ -506,13 +558,28 @@ def _run(args) -> int:
         cls = find_game(args.game)
     except (ImportError, KeyError) as exc:
         raise DemoError(f"{args.game} is not available yet in this installation ({exc})") from None
+    if args.players is not None and args.players not in cls.player_counts:
+        raise DemoError(f"--players {args.players}: {args.game} is played by "
+                        f"{', '.join(map(str, cls.player_counts))} players")
+    if "players" in args.options:
+        raise DemoError("--option players=N: the number of players is --players N, not a rule option")
     broker = None
     mqtt_url = args.mqtt
-    if not mqtt_url:
+    if mqtt_url:
+        from controller.reach import BrokerUnreachable, check_broker
+
+        try:
+            check_broker(mqtt_url)
+        except BrokerUnreachable as exc:
+            raise DemoError(str(exc)) from None
+    else:
         try:
             broker = EmbeddedBroker(ws_host="0.0.0.0" if args.web_port else "").start()   # TVs on the LAN
-        except BrokerError as exc:
-            raise DemoError(str(exc)) from None
+        except BrokerError:           # 1883 taken between the look and the bind: any free ports
+            try:
+                broker = EmbeddedBroker(port=0, ws_port=0, ws_host="0.0.0.0" if args.web_port else "").start()
+            except BrokerError as exc:
+                raise DemoError(str(exc)) from None
         mqtt_url = broker.url
     signal.signal(signal.SIGTERM, signal.default_int_handler)   # systemctl stop = Ctrl-C: "stopped"
     stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -528,7 +595,7 @@ def _run(args) -> int:
                 cls.resolve_options(dict(args.options))
             except ValueError as exc:
                 raise DemoError(f"--option: {exc}") from None
-            script = sim(args.seed + i, None, args.options or None)
+            script = sim(args.seed + i, args.players, args.options or None)
             start = script[0]
             journal = args.journal or str(Path(args.journal_dir) / f"{tid}-{args.game}-s{args.seed + i}-{stamp}.journal")
             cfg = demo_config(args.game, tid, start["dealer"], start.get("players"), journal, mqtt_url,
@@ -548,7 +615,7 @@ def _run(args) -> int:
                 except (BoardError, OSError) as exc:
                     raise DemoError(f"--board {args.board}: {exc}") from None
             rt = Runtime(cfg, mqtt_url=mqtt_url, clock=clock, panels=panels, broker=broker, web=(i == 0),
-                         table_ids=ids, vision=VisionInput(camera, None))
+                         table_ids=ids, vision=VisionInput(camera, None), web_fallback=True)
             rt.broker_owned = False
             try:
                 rt.start()
@@ -561,6 +628,9 @@ def _run(args) -> int:
                                                                rt.table.ts.candidates, cfg.camera.still_frames))
             drivers.append(TableDriver(rt, room, camera, clock, script, referee, cfg.camera.still_frames, None))
         web_url = runtimes[0].web.url if runtimes[0].web is not None else None
+        if web_url and args.web_port and runtimes[0].web.port != args.web_port:
+            print(f"cardtable demo: web port {args.web_port} is busy; the scoreboard is on {web_url} instead",
+                  file=sys.stderr, flush=True)
         _play(drivers, args)
     except KeyboardInterrupt:                 # a clean stop mid-match: status "stopped", not the will
         _shutdown(referee, runtimes, broker)
@@ -584,7 +654,8 @@ def _run(args) -> int:
     if web_url:
         lan = runtimes[0].web.lan_url
         print(f"web scoreboard: {web_url}" + (f" (on the LAN: {lan})" if lan else ""))
-    linger = args.linger if args.linger is not None else (0 if args.headless else None)
+    interactive = not args.headless and sys.stdout.isatty()
+    linger = None if args.serve else args.linger if args.linger is not None else (None if interactive else 0)
     try:
         if linger is None:
             print("serving the scoreboard; Ctrl-C to stop", flush=True)
@@ -608,12 +679,48 @@ def _shutdown(referee: Referee, runtimes: list, broker: Any) -> None:
         broker.stop()
 
 
+class News:
+    """The lines a log (no terminal) gets: each hand with who won it, each game won (the scores
+    start again), each new Trionfetti smazzata (its hands count from 1 again)."""
+
+    def __init__(self, driver: TableDriver) -> None:
+        ts = driver.table.ts
+        d = (ts.snapshot() or {}).get("detail") or {}
+        self.hands = len(ts.hands)
+        self.games = list(d.get("games") or [])
+        self.smazzata = d.get("smazzata")
+
+    def lines(self, driver: TableDriver) -> list[str]:
+        ts = driver.table.ts
+        snap = ts.snapshot() or {}
+        d = snap.get("detail") or {}
+        sides = len(snap.get("scores") or []) or len(ts.names)
+        out = []
+        while self.hands < len(ts.hands):
+            h = ts.hands[self.hands]
+            self.hands += 1
+            # "score [a, b]" as before: scripts and tests read it (tests/web/test_demo.py)
+            out.append(f"{ts.table_id} hand {h['hand']:>2}: {side_name(ts.names, sides, h['winner'])} "
+                       f"+{h['points']} ({h['reason']})  score {snap.get('scores')}  "
+                       f"{bar(driver.accepted, len(driver.script), 20)}")
+        games = list(d.get("games") or [])
+        if games != self.games and len(games) == len(self.games) and sum(games) > sum(self.games):
+            won = next(i for i, (a, b) in enumerate(zip(games, self.games)) if a > b)
+            out.append(f"{ts.table_id} GAME won by {side_name(ts.names, sides, won)} "
+                       f"(games {'–'.join(map(str, games))}); the score starts again")
+        self.games = games
+        if d.get("smazzata") is not None and self.smazzata is not None and d["smazzata"] != self.smazzata:
+            out.append(f"{ts.table_id} smazzata {d['smazzata']}: the next four hands (counted from 1 again)")
+        self.smazzata = d.get("smazzata")
+        return out
+
+
 def _play(drivers: list[TableDriver], args) -> None:
     runs = [(d, d.run()) for d in drivers]
     frame_wall = (1 / FPS) / args.speed if args.speed > 0 else 0.0
     next_t = time.monotonic()
     last_draw = 0.0
-    seen_hands = {d.table.ts.table_id: len(d.table.ts.hands) for d in drivers}
+    news = {d.table.ts.table_id: News(d) for d in drivers}
     live = not args.headless and sys.stdout.isatty()
     while runs:
         for item in list(runs):
@@ -639,13 +746,8 @@ def _play(drivers: list[TableDriver], args) -> None:
             sys.stdout.flush()
         elif not live:
             for d in drivers:
-                ts = d.table.ts
-                while seen_hands[ts.table_id] < len(ts.hands):
-                    h = ts.hands[seen_hands[ts.table_id]]
-                    seen_hands[ts.table_id] += 1
-                    snap = ts.snapshot() or {}
-                    print(f"{ts.table_id} hand {h['hand']:>2}: winner {h['winner']} +{h['points']} ({h['reason']})"
-                          f"  score {snap.get('scores')}  {bar(d.accepted, len(d.script), 20)}", flush=True)
+                for line in news[d.table.ts.table_id].lines(d):
+                    print(line, flush=True)
     if live:
         lines = []
         for d in drivers:

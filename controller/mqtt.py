@@ -185,6 +185,8 @@ class MqttLink:
             log.warning("MQTT %s refused the connection: %s%s", self.url, reason_code, hint)
             return
         self.connects += 1
+        log.log(logging.WARNING if self.connects > 1 else logging.INFO, "MQTT %s %s", self.url,
+                "reconnected" if self.connects > 1 else "connected")
         if self.protocol == mqtt.MQTTv5:
             # retain as published: a retained command is seen as one (and refused);
             # retain handling 1: stored ones are sent only when the subscription is new.

@@ -33,26 +33,42 @@ def acl_text(tables: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
+def existing_users(passwd: Path) -> list[str]:
+    """Account names already in a Mosquitto password file (``user:hash`` lines), in file order."""
+    try:
+        lines = passwd.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return []
+    return [ln.split(":", 1)[0] for ln in lines if ":" in ln and not ln.startswith("#")]
+
+
 def write_users(directory: Path, tables: Sequence[str], passwords: dict[str, str] | None = None,
                 mosquitto_passwd: str | None = None) -> dict[str, str]:
-    """Create passwd and acl in ``directory``; returns user -> password."""
+    """Add the accounts ``tables`` need to ``directory``'s passwd and rewrite its acl.
+
+    Accounts already in passwd keep their passwords (adding a table must not log every other
+    table out); ``passwords`` sets (or resets) the named ones. Returns user -> password for the
+    accounts created or reset, the only passwords anyone can still be shown."""
     tool = mosquitto_passwd or shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
     if not Path(tool).exists():
         raise FileNotFoundError("mosquitto_passwd not found: apt-get install mosquitto")
-    users = {"display": "display", "referee": secrets.token_urlsafe(12)}
-    users.update({f"table-{t}": secrets.token_urlsafe(12) for t in tables})
-    users.update(passwords or {})
-    directory.mkdir(parents=True, exist_ok=True)
     passwd = directory / "passwd"
+    have = existing_users(passwd)
+    wanted = ["display", "referee"] + [f"table-{t}" for t in tables]
+    new = {u: ("display" if u == "display" else secrets.token_urlsafe(12)) for u in wanted if u not in have}
+    new.update(passwords or {})
+    every_table = [u.removeprefix("table-") for u in have if u.startswith("table-")]
+    every_table += [t for t in tables if t not in every_table]
+    directory.mkdir(parents=True, exist_ok=True)
     tmp = directory / "passwd.tmp"
-    tmp.write_text("")
+    tmp.write_bytes(passwd.read_bytes() if passwd.exists() else b"")
     os.chmod(tmp, 0o600)
-    for user, pw in users.items():
+    for user, pw in new.items():
         subprocess.run([tool, "-b", str(tmp), user, pw], check=True, capture_output=True)
     os.replace(tmp, passwd)
-    (directory / "acl").write_text(acl_text(tables))
+    (directory / "acl").write_text(acl_text(every_table))
     _let_mosquitto_read(passwd)
-    return users
+    return new
 
 
 def _let_mosquitto_read(path: Path) -> None:
@@ -69,22 +85,46 @@ def _let_mosquitto_read(path: Path) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="cardtable mqtt-users", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--tables", required=True, help="comma-separated table ids, e.g. table1,table2")
-    ap.add_argument("--dir", default="/etc/mosquitto/cardtable", help="where passwd and acl go")
-    ap.add_argument("--display-password", default="display", help="the read-only display account's password")
+    ap.add_argument("--tables", required=True, help="comma-separated table ids, e.g. table1,table2; tables "
+                    "already in the password file keep their accounts")
+    ap.add_argument("--dir", default="/etc/mosquitto/cardtable", help="where passwd and acl go "
+                    "(default: %(default)s, where config/mosquitto/mosquitto.conf looks)")
+    ap.add_argument("--display-password", default=None, help="set the read-only display account's password "
+                    "(default on creation: display)")
+    ap.add_argument("--new-password", action="append", default=[], metavar="USER",
+                    help="give this existing account a new password (e.g. table-table1, referee)")
     args = ap.parse_args(argv)
     tables = [t.strip() for t in args.tables.split(",") if t.strip()]
     bad = [t for t in tables if not re.fullmatch(r"[a-z0-9_-]{1,32}", t)]
     if not tables or bad:
         print(f"cardtable mqtt-users: bad table id(s) {bad or '(none)'}: use 1-32 of a-z 0-9 _ -", file=sys.stderr)
         return 2
-    try:
-        users = write_users(Path(args.dir), tables, {"display": args.display_password})
-    except (OSError, subprocess.CalledProcessError) as exc:
-        print(f"cardtable mqtt-users: {exc}", file=sys.stderr)
+    directory = Path(args.dir)
+    known = set(existing_users(directory / "passwd")) | {"display", "referee"} | {f"table-{t}" for t in tables}
+    unknown = [u for u in args.new_password if u not in known]
+    if unknown:
+        print(f"cardtable mqtt-users: --new-password {unknown[0]}: no such account "
+              f"(accounts: {', '.join(sorted(known))})", file=sys.stderr)
         return 2
-    print(f"wrote {args.dir}/passwd and {args.dir}/acl; reload Mosquitto (systemctl reload mosquitto).")
-    print("accounts (shown once; put each table's into its [mqtt] username/password):")
-    for user, pw in users.items():
-        print(f"  {user:<20} {pw}")
+    reset = {u: secrets.token_urlsafe(12) for u in args.new_password}
+    if args.display_password is not None:
+        reset["display"] = args.display_password
+    print(f"writing {directory / 'passwd'} and {directory / 'acl'} "
+          f"({'adding to' if (directory / 'passwd').exists() else 'new'}); other --dir to write elsewhere",
+          file=sys.stderr, flush=True)
+    try:
+        users = write_users(directory, tables, reset)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        detail = exc.stderr.decode(errors="replace").strip() if isinstance(exc, subprocess.CalledProcessError) \
+            and exc.stderr else str(exc)
+        print(f"cardtable mqtt-users: {detail}", file=sys.stderr)
+        return 2
+    print(f"wrote {directory}/passwd and {directory}/acl; reload Mosquitto (systemctl reload mosquitto).",
+          file=sys.stderr)
+    if users:
+        print("new passwords (shown once; put each table's into its [mqtt] username/password):")
+        for user, pw in users.items():
+            print(f"  {user:<20} {pw}")
+    else:
+        print("no new accounts: every one asked for exists (--new-password USER to change one)")
     return 0

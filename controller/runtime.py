@@ -21,13 +21,15 @@ class RuntimeError_(RuntimeError):
 class Runtime:
     def __init__(self, cfg, *, journal: str | None = None, mqtt_url: str | None = None,
                  clock: Callable[[], float] = time.monotonic, vision: Any = None, panels: list | None = None,
-                 broker: Any = None, web: bool = True, table_ids: list[str] | None = None) -> None:
+                 broker: Any = None, web: bool = True, table_ids: list[str] | None = None,
+                 web_fallback: bool = False) -> None:
         self.cfg = cfg
         self.clock = clock
         self.journal_path = journal or cfg.journal.path
         self.mqtt_url = mqtt_url if mqtt_url is not None else cfg.mqtt.url
         self.broker = broker
         self.want_web = web
+        self.web_fallback = web_fallback      # busy web port: any free one (the demo) or fail (a table)
         self.web = None
         self._vision = vision
         self._panels = panels
@@ -46,6 +48,13 @@ class Runtime:
                 raise RuntimeError_(str(exc)) from None
         if self.broker is not None and not self.mqtt_url:
             self.mqtt_url = self.broker.url
+        elif self.mqtt_url and self.mqtt_url != "off":
+            from controller.reach import BrokerUnreachable, check_broker
+
+            try:
+                check_broker(self.mqtt_url)        # down at start-up: say so (later losses reconnect)
+            except BrokerUnreachable as exc:
+                raise RuntimeError_(str(exc)) from None
         link = build_link(self.cfg, self.mqtt_url)
         panels = self._panels if self._panels is not None else build_panels(self.cfg, self.clock)
         table = Table(Journal(self.journal_path), link, table_id=self.cfg.table.id, names=self.cfg.names(),
@@ -84,7 +93,10 @@ class Runtime:
             self.web = WebServer(self.cfg.web.port, broker_config(ws, m.display_username, m.display_password,
                                                                    self.table_ids, self.cfg.web.public_ws_url),
                                  host=self.cfg.web.host).start()
-        except OSError:
+        except OSError as exc:
+            if not self.web_fallback:
+                raise RuntimeError_(f"web port {self.cfg.web.port} on {self.cfg.web.host} cannot be used "
+                                    f"({exc.strerror or exc}); set [web] port (0: no scoreboard)") from None
             self.web = WebServer(0, broker_config(ws, m.display_username, m.display_password, self.table_ids,
                                                   self.cfg.web.public_ws_url), host=self.cfg.web.host).start()
 

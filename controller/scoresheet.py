@@ -19,9 +19,11 @@ def _replay(path: str) -> Iterator[tuple[dict[str, Any], Any, Any]]:
     """(record, its Outcome, the TableState after it) for every record of the journal."""
     from controller.tablestate import TableState
 
-    records, _ = read_records(path)
+    records, good = read_records(path)
     if not records and not Path(path).exists():
         raise JournalError(f"{path}: no such journal")
+    if not records and Path(path).stat().st_size > good:    # a torn first line alone is no journal either
+        raise JournalError(f"{path}: not a cardtable journal (its first line is not a journal record)")
     ts = TableState()
     for rec in records:
         out = ts.apply(rec)

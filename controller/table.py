@@ -483,9 +483,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         rt = Runtime(cfg, journal=args.journal, mqtt_url=args.mqtt)
         rt.start()
-    except (RuntimeError_, JournalError, OSError, ValueError) as exc:
+    except JournalError as exc:            # another match's journal, a corrupt line: retrying cannot help
         print(f"cardtable run: {exc}", file=sys.stderr)
         return 2
+    except (RuntimeError_, OSError, ValueError) as exc:
+        print(f"cardtable run: {exc}", file=sys.stderr)
+        return 1            # may pass (camera plugged in, broker up): systemd retries; config errors are 2
     except Exception as exc:               # unexpected: one line, a fault exit (Runtime left it offline)
         print(f"cardtable run: internal error while starting ({type(exc).__name__}: {str(exc)[:200]})",
               file=sys.stderr)

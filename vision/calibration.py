@@ -31,23 +31,50 @@ class CalibrationError(ValueError):
     """Calibration impossible (markers not found, bad points) or a calibration file is unusable."""
 
 
-def _detector() -> cv2.aruco.ArucoDetector:
-    params = cv2.aruco.DetectorParameters()
-    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
-    return cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(ARUCO_DICT), params)
+def _detector():
+    """A function grey image -> (corners, ids): OpenCV >= 4.7's ``ArucoDetector``, or the free
+    function of OpenCV 4.6 (Debian 12 and Raspberry Pi OS Bookworm ship 4.6)."""
+    aruco = cv2.aruco
+    dictionary = aruco.getPredefinedDictionary(ARUCO_DICT)
+    if hasattr(aruco, "ArucoDetector"):
+        params = aruco.DetectorParameters()
+        params.cornerRefinementMethod = aruco.CORNER_REFINE_SUBPIX
+        detector = aruco.ArucoDetector(dictionary, params)
+        return lambda grey: detector.detectMarkers(grey)[:2]
+    params = aruco.DetectorParameters_create()      # refined below, as OpenCV >= 4.8 does
+    return lambda grey: _refined(grey, *aruco.detectMarkers(grey, dictionary, parameters=params)[:2])
+
+
+# OpenCV >= 4.8 sizes the sub-pixel window to the marker: min(5 px, 0.3 of one of its 6 modules)
+# (``relativeCornerRefinmentWinSize``); 4.6's fixed 5 px drags a small marker's corners onto its
+# white border by ~4 px. Measured on paste_markers(..., 44 px): 4.6 fixed -> 4.3 px off, this -> 0.1 px.
+REFINE_MAX_WIN_PX = 5
+REFINE_WIN_PER_MODULE = 0.3
+
+
+def _refined(grey: np.ndarray, corners, ids):
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.1)
+    out = []
+    for quad in corners:
+        q = np.ascontiguousarray(quad.reshape(4, 1, 2), np.float32)
+        module = cv2.arcLength(q, True) / 4 / 6
+        win = max(1, min(REFINE_MAX_WIN_PX, int(REFINE_WIN_PER_MODULE * module)))
+        cv2.cornerSubPix(grey, q, (win, win), (-1, -1), criteria)
+        out.append(q.reshape(1, 4, 2))
+    return out, ids
 
 
 def find_markers(image_bgr: np.ndarray) -> dict[int, np.ndarray]:
     """Table markers seen in the image: id -> (4, 2) corner pixels (only ids 0-3, first of each)."""
     grey = image_bgr if image_bgr.ndim == 2 else cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
     found: dict[int, np.ndarray] = {}
-    detector = _detector()
+    detect = _detector()
     # glare, blur and sensor noise each defeat the plain detector now and then; a smoothed and a
     # contrast-equalised look usually find what it missed (calibration is not time-critical)
     variants = (lambda g: g, lambda g: cv2.GaussianBlur(g, (3, 3), 0),
                 lambda g: cv2.createCLAHE(2.0, (8, 8)).apply(g))
     for variant in variants:
-        corners, ids, _ = detector.detectMarkers(variant(grey))
+        corners, ids = detect(variant(grey))
         if ids is not None:
             for quad, mid in zip(corners, ids.ravel()):
                 if int(mid) in MARKER_IDS and int(mid) not in found:
@@ -190,6 +217,20 @@ def calibrate(image_bgr: np.ndarray, table: TableConfig | None = None,
                        image_bgr.copy() if background else None)
 
 
+def draw_label(img: np.ndarray, text: str, org: tuple[int, int], colour, scale: float = 0.7,
+               centred: bool = False) -> None:
+    """Text drawn once, on a dark box, so it reads on any table. (A black outline drawn under
+    the text, as before, doubles the letters with OpenCV >= 5's font, whose glyphs change
+    width with the thickness.)"""
+    font, thick = cv2.FONT_HERSHEY_SIMPLEX, max(1, int(round(scale * 2)))
+    (w, h), base = cv2.getTextSize(text, font, scale, thick)
+    x, y = (org[0] - w // 2, org[1] + h // 2) if centred else org
+    x = min(max(x, 0), max(img.shape[1] - w - 1, 0))
+    y = min(max(y, h + 4), img.shape[0] - base - 2)
+    cv2.rectangle(img, (x - 4, y - h - 4), (x + w + 4, y + base + 2), (20, 20, 20), -1)
+    cv2.putText(img, text, (x, y), font, scale, colour, thick, cv2.LINE_AA)
+
+
 SEAT_COLOURS = [(60, 180, 255), (90, 220, 90), (255, 160, 60), (220, 90, 220), (80, 220, 220), (200, 200, 80)]
 
 
@@ -201,26 +242,26 @@ def annotate_calibration(image_bgr: np.ndarray, cal: Calibration) -> np.ndarray:
     for i, poly in enumerate(cal.zones.seats):
         cv2.fillPoly(overlay, [poly.astype(np.int32)], SEAT_COLOURS[i % len(SEAT_COLOURS)])
     out = cv2.addWeighted(overlay, 0.25, out, 0.75, 0)
+    scale = max(0.5, out.shape[1] / 1280 * 0.8)     # legible on a phone at any camera resolution
     for i, poly in enumerate(cal.zones.seats):
         colour = SEAT_COLOURS[i % len(SEAT_COLOURS)]
         cv2.polylines(out, [poly.astype(np.int32)], True, colour, 2)
         c = poly.mean(axis=0)
-        cv2.putText(out, f"seat {i}", (int(c[0]) - 30, int(c[1]) + 8), cv2.FONT_HERSHEY_SIMPLEX, 0.8,
-                    (0, 0, 0), 4, cv2.LINE_AA)
-        cv2.putText(out, f"seat {i}", (int(c[0]) - 30, int(c[1]) + 8), cv2.FONT_HERSHEY_SIMPLEX, 0.8,
-                    colour, 2, cv2.LINE_AA)
+        draw_label(out, f"seat {i}", (int(c[0]), int(c[1])), colour, scale, centred=True)
     cv2.polylines(out, [cal.zones.trick_area.astype(np.int32)], True, (255, 255, 255), 1)
+    centre_px = cal.corners_px.mean(axis=0)
     for i, p in enumerate(cal.corners_px):
         cv2.circle(out, (int(p[0]), int(p[1])), 6, (0, 0, 255), -1)
-        cv2.putText(out, str(i), (int(p[0]) + 8, int(p[1]) - 8), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0, 0, 255), 2)
+        inward = centre_px - p
+        at = p + 0.12 * inward                         # beside the marker, towards the table's centre
+        draw_label(out, f"marker {i}", (int(at[0]), int(at[1])), (80, 80, 255), scale * 0.8, centred=True)
     centre = cal.to_image(np.array([[cal.table.width_mm / 2, cal.table.height_mm / 2]]))[0]
     w, h = cal.card_px
     box = cv2.boxPoints(((float(centre[0]), float(centre[1])), (w, h), 0.0)).astype(np.int32)
     cv2.polylines(out, [box], True, (0, 255, 255), 2)
     text = (f"table {cal.table.width_mm:.0f}x{cal.table.height_mm:.0f} mm  card {w:.0f}x{h:.0f} px  "
             f"{len(cal.zones.seats)} seats")
-    cv2.putText(out, text, (10, out.shape[0] - 12), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 0), 4, cv2.LINE_AA)
-    cv2.putText(out, text, (10, out.shape[0] - 12), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 255, 255), 1, cv2.LINE_AA)
+    draw_label(out, text, (10, out.shape[0] - 12), (255, 255, 255), scale * 0.8)
     return out
 
 
@@ -228,7 +269,9 @@ def annotate_calibration(image_bgr: np.ndarray, cal: Calibration) -> np.ndarray:
 def marker_image(marker_id: int, side_px: int) -> np.ndarray:
     """One table marker (with its white quiet border included in ``side_px``)."""
     inner = int(side_px * 0.75)
-    img = cv2.aruco.generateImageMarker(cv2.aruco.getPredefinedDictionary(ARUCO_DICT), marker_id, inner)
+    aruco = cv2.aruco
+    draw = getattr(aruco, "generateImageMarker", None) or aruco.drawMarker    # drawMarker: OpenCV 4.6
+    img = draw(aruco.getPredefinedDictionary(ARUCO_DICT), marker_id, inner)
     pad = (side_px - inner) // 2
     return cv2.copyMakeBorder(img, pad, side_px - inner - pad, pad, side_px - inner - pad,
                               cv2.BORDER_CONSTANT, value=255)
@@ -248,12 +291,21 @@ def marker_sheet(marker_mm: float = 60.0, dpi: int = 150) -> np.ndarray:
         cv2.rectangle(page, (x, y), (x + side, y + side), 180, 1)
         cv2.putText(page, f"id {names[i]}", (x, y + side + int(8 * px_per_mm)), cv2.FONT_HERSHEY_SIMPLEX,
                     0.9 * dpi / 150, 0, 2)
-    note = ["cardtable table markers (ArUco DICT_4X4_50). Print at 100% scale.",
+    note = ["cardtable table markers (ArUco DICT_4X4_50). Print at 100% scale:",
+            f"each black square is {marker_mm:g} mm wide and the bar below is 100 mm.",
             "Stick one at each table corner, ids 0,1,2,3 going round the table.",
             "Measure width (0->1) and height (1->2) between marker centres."]
     for k, line in enumerate(note):
-        cv2.putText(page, line, (int(15 * px_per_mm), int((15 + 7 * k) * px_per_mm)),
+        cv2.putText(page, line, (int(15 * px_per_mm), int((12 + 6 * k) * px_per_mm)),
                     cv2.FONT_HERSHEY_SIMPLEX, 0.6 * dpi / 150, 0, 1, cv2.LINE_AA)
+    # a 100 mm scale bar with 10 mm ticks: a ruler on the print checks the printer's scale
+    x0, y0 = int(15 * px_per_mm), int(283 * px_per_mm)
+    cv2.rectangle(page, (x0, y0), (x0 + int(round(100 * px_per_mm)), y0 + int(2 * px_per_mm)), 0, -1)
+    for mm in range(0, 101, 10):
+        x = x0 + int(round(mm * px_per_mm))
+        cv2.line(page, (x, y0 - int(3 * px_per_mm)), (x, y0), 0, 1)
+    cv2.putText(page, "100 mm", (x0 + int(104 * px_per_mm), y0 + int(2 * px_per_mm)),
+                cv2.FONT_HERSHEY_SIMPLEX, 0.6 * dpi / 150, 0, 1, cv2.LINE_AA)
     return page
 
 

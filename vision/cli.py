@@ -63,6 +63,9 @@ def recognise_main(argv: Sequence[str] | None = None) -> int:
                                                                  "is reported as null")
     ap.add_argument("--candidates", help="comma-separated card ids that may appear")
     args = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.threshold is not None and not 0.0 <= args.threshold <= 1.0:
+        print(f"cardtable recognise: --threshold {args.threshold:g}: a confidence between 0 and 1", file=sys.stderr)
+        return 2
     import cv2
 
     from vision.annotate import annotate

@@ -23,8 +23,9 @@ from vision.tracking import CardEvent, TableWatcher
 
 
 def _label(img: np.ndarray, text: str, org: tuple[int, int], colour, scale: float = 0.6) -> None:
-    cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), 4, cv2.LINE_AA)
-    cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, 1, cv2.LINE_AA)
+    from vision.calibration import draw_label
+
+    draw_label(img, text, org, colour, scale)
 
 
 def annotate(image_bgr: np.ndarray, watcher: TableWatcher, recent: Deque[CardEvent] | list[CardEvent] = (),

@@ -63,3 +63,31 @@ def test_demo_every_game(tmp_path, game, options):
 def test_demo_bad_option_is_one_line(tmp_path):
     p = run(["--game", "truco", "--option", "points_to_win=3"], tmp_path, base=FAST)
     assert p.returncode == 1 and "unknown truco option" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_demo_without_a_terminal_ends_with_the_match_and_names_a_busy_port(tmp_path):
+    """No --headless, no TTY (a pipe): it must end with the match (it used to serve for ever), say
+    that the web port was busy, and print what a person reads: game winners, K♥ not hearts/king."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("0.0.0.0", 0))
+        s.listen()
+        busy = s.getsockname()[1]
+        p = run(["--seed", "4", "--web-port", str(busy)], tmp_path, timeout=400,
+                base=["--speed", "0", "--option", "points_to_win=4", "--option", "games_to_win=1"])
+    assert p.returncode == 0, p.stderr
+    assert f"web port {busy} is busy; the scoreboard is on http://" in p.stderr
+    assert "final score" in p.stdout and "match won by" in p.stdout
+    assert "GAME won by" in p.stdout and "score starts again" in p.stdout
+    assert "None" not in p.stdout and "hearts/" not in p.stdout
+
+
+def test_card_labels_and_sides():
+    from controller.demo import card_label, side_name
+
+    assert [card_label(c) for c in ("hearts/king", "spades/10", "coins/7", "cups/knight", "trump/21", "fool",
+                                    None)] == ["K♥", "10♠", "7 coins", "C cups", "trump 21", "Fool", "▯"]
+    names = ["Anna", "Bruno", "Carla", "Dario"]
+    assert side_name(names, 2, 1) == "Bruno & Dario" and side_name(names, 4, 2) == "Carla"
+    assert side_name(names[:3], 3, 0) == "Anna" and side_name(names, 2, None) == "nobody (tied)"

@@ -55,7 +55,11 @@ def test_track_with_a_table_config_and_clockwise(recorded, tmp_path, capsys):
 def test_calibrate_then_track_and_watch_with_the_file(recorded, tmp_path, capsys):
     seq, video, profile = recorded
     cal = tmp_path / "cal.json"
-    assert cardtable(["calibrate", str(video), "-o", str(cal), "--markers", str(tmp_path / "print")]) == 0
+    assert cardtable(["calibrate", str(video), "-o", str(cal), "--markers", str(tmp_path / "print")]) == 2
+    assert "the table's size is needed: --size" in capsys.readouterr().err    # no more silent 900x900 mm
+    assert cardtable(["calibrate", str(video), "-o", str(cal), "--size", "720x380",
+                      "--markers", str(tmp_path / "print")]) == 0
+    assert "table 720x380 mm" in capsys.readouterr().out
     assert cal.exists() and (tmp_path / "cal.check.png").exists() and (tmp_path / "print" / "markers.pdf").exists()
     assert (tmp_path / "cal.topdown.png").exists() and (tmp_path / "cal.background.png").exists()
     capsys.readouterr()
@@ -78,7 +82,8 @@ def test_bad_inputs_are_one_line_errors(recorded, tmp_path, capsys):
     cases = [
         (["track", str(profile), str(tmp_path / "missing.mp4")], "no such video file"),
         (["track", str(tmp_path / "noprofile"), str(video)], "no such profile folder"),
-        (["track", str(profile), str(video), "--table", str(bad_table)], "unknown key table.widht_mm"),
+        (["track", str(profile), str(video), "--table", str(bad_table)], "table.widht_mm: unknown key"),
+        (["calibrate", str(video), "--size", "90cm"], "--size '90cm': WIDTHxHEIGHT"),
         (["track", str(profile), str(blank)], "table markers not found"),
         (["calibrate", str(blank / "f0.png")], "table markers not found"),
         (["calibrate", str(blank / "f0.png"), "--points", "1,2", "3,4", "5,6", "x"], "--points"),

@@ -1,0 +1,58 @@
+"""Faults reach stderr (journalctl) one line per event: the camera's, as the table loop sees them."""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from controller.camera import VisionInput
+from controller.logs import OneLineFormatter
+from vision.sources import Frame, ReopeningSource
+
+
+class Camera:
+    """An opened camera: gives frames."""
+
+    def read(self):
+        return Frame(0, np.zeros((9, 16, 3), np.uint8), 0.0)
+
+    def close(self) -> None:
+        pass
+
+
+def test_camera_fault_and_recovery_are_one_line_each(caplog):
+    t = [0.0]
+    state = {"plugged": False}
+
+    def opener():
+        if not state["plugged"]:
+            raise OSError("cannot open video source 7")
+        return Camera()
+
+    class Watcher:
+        def process(self, frame):
+            return []
+
+    vi = VisionInput(ReopeningSource(opener, clock=lambda: t[0]), Watcher())
+    with caplog.at_level(logging.WARNING, logger="cardtable.camera"):
+        for _ in range(50):                      # many polls while it is away: still one line
+            vi.poll()
+            t[0] += 0.1
+        state["plugged"] = True
+        for _ in range(400):
+            vi.poll()
+            t[0] += 0.1
+    msgs = [r.getMessage() for r in caplog.records if r.name == "cardtable.camera"]
+    assert msgs[0].startswith("camera: open failed: cannot open video source 7")
+    assert msgs[-1] == "camera: frames again" and len(msgs) <= 4, msgs
+
+
+def test_formatter_folds_a_traceback_into_one_line():
+    try:
+        raise ValueError("bad\nvalue")
+    except ValueError:
+        import sys
+
+        rec = logging.LogRecord("x", logging.ERROR, __file__, 1, "it broke", None, sys.exc_info())
+    line = OneLineFormatter("%(levelname)s %(name)s: %(message)s").format(rec)
+    assert "\n" not in line and line.startswith("ERROR x: it broke") and "ValueError: bad" in line
