@@ -12,14 +12,19 @@ import sys
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from controller.journal import JournalError, read_records
+from controller.journal import JournalCorrupt, JournalError, read_records, scan
 
 
 def _replay(path: str) -> Iterator[tuple[dict[str, Any], Any, Any]]:
     """(record, its Outcome, the TableState after it) for every record of the journal."""
     from controller.tablestate import TableState
 
-    records, good = read_records(path)
+    try:
+        records, good = read_records(path)
+    except JournalCorrupt:
+        if not scan(path).records:         # not one line of it is a record: another kind of file
+            raise JournalError(f"{path}: not a cardtable journal (no line of it is a journal record)") from None
+        raise
     if not records and not Path(path).exists():
         raise JournalError(f"{path}: no such journal")
     if not records and Path(path).stat().st_size > good:    # a torn first line alone is no journal either
