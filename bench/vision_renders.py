@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from vision.enrol import enrol, largest_card_quad, read_image  # noqa: E402
+from vision.enrol import enrol, read_image  # noqa: E402
 from vision.profile import Profile  # noqa: E402
 from vision.recognise import Recogniser  # noqa: E402
 from vision.synthetic import StressOptions, synthetic_profile  # noqa: E402
@@ -49,7 +49,8 @@ from vision.synthetic.textures import load_textures  # noqa: E402
 REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata"
 SIZE = (1280, 720)
 SMALL_PX = (40, 60)          # card widths of the "small" condition
-MIN_TEXTURE = (240, 160)     # smallest table cut worth keeping (w, h)
+MIN_TEXTURE = (200, 120)     # smallest table cut worth keeping (w, h)
+CARD_MARGIN = 0.12           # the card reaches this share of the photo beyond its index boxes
 
 
 def deeppoker_reference(realdata: Path, work: Path) -> Path:
@@ -67,23 +68,31 @@ def deeppoker_reference(realdata: Path, work: Path) -> Path:
 
 
 def cut_textures(realdata: Path, work: Path, limit: int = 16) -> Path:
-    """Table tops beside the card of deepPoker table-*-2.jpg photos (the widest strip
-    outside the card's bounding box), saved to --work/tables."""
+    """Table tops beside the card of deepPoker table-*-2.jpg photos, saved to --work/tables: the
+    widest strip outside the card, whose extent is the labelled corner-index boxes (boxes/*.xml)
+    grown by CARD_MARGIN of the photo."""
+    import xml.etree.ElementTree as ET
+    src = realdata / "french-deeppoker-singles"
     out = work / "tables"
     if out.exists() and any(out.iterdir()):
         return out
     out.mkdir(parents=True, exist_ok=True)
     n = 0
-    for path in sorted((realdata / "french-deeppoker-singles").glob("table-*-2.jpg")):
+    for path in sorted(src.glob("table-*-2.jpg")):
+        box_file = src / "boxes" / (path.stem + ".xml")
+        if not box_file.is_file():
+            continue
+        boxes = [[int(float(b.findtext(k))) for k in ("xmin", "ymin", "xmax", "ymax")]
+                 for b in ET.parse(box_file).getroot().iter("bndbox")]
+        if not boxes:
+            continue
         img = read_image(path)
         h, w = img.shape[:2]
-        quad = largest_card_quad(img)
-        if quad is None:
-            continue
-        x0, y0, bw, bh = cv2.boundingRect(quad.astype(np.float32))
-        m = int(0.03 * max(w, h))
-        strips = [(0, 0, max(0, x0 - m), h), (x0 + bw + m, 0, w - x0 - bw - m, h),
-                  (0, 0, w, max(0, y0 - m)), (0, y0 + bh + m, w, h - y0 - bh - m)]
+        b = np.array(boxes)
+        m = int(CARD_MARGIN * max(w, h))
+        x0, y0 = max(0, b[:, 0].min() - m), max(0, b[:, 1].min() - m)
+        x1, y1 = min(w, b[:, 2].max() + m), min(h, b[:, 3].max() + m)
+        strips = [(0, 0, x0, h), (x1, 0, w - x1, h), (0, 0, w, y0), (0, y1, w, h - y1)]
         x, y, sw, sh = max(strips, key=lambda s: s[2] * s[3])
         if sw < MIN_TEXTURE[0] or sh < MIN_TEXTURE[1]:
             continue
@@ -157,6 +166,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args(argv)
     scenes = 6 if args.quick else args.scenes
+    if not args.faces and not args.realdata.is_dir():
+        print(f"bench/vision_renders.py: no real photos at {args.realdata} (give --realdata, or "
+              "--faces PROFILE_DIR --tables DIR)", file=sys.stderr)
+        return 1
     args.work.mkdir(parents=True, exist_ok=True)
     tables = args.tables or cut_textures(args.realdata, args.work)
     textures = load_textures(tables)
