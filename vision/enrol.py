@@ -37,7 +37,9 @@ VIEW_BLUR = 0.8
 VIEW_NOISE = 4.0
 CORNER = (0.28, 0.2)    # share of a face's width and height printed with the corner index
 CORNER_SHARE = 0.5      # share of two faces' difference in their corners that says "corner index"
-CROP_ASPECTS = (1.25, 2.0)  # a photo with no card found is a tight crop only if card-shaped
+# a photo is a tight crop only if card-shaped: French 1.4, Trevigiane 1.75, Bresciane scans
+# in ../shared/realdata 2.06-2.1 (long/short side)
+CROP_ASPECTS = (1.25, 2.25)
 RIM = 0.04              # share of the face's short side checked for card paper at its edge
 MIN_RIM_PAPER = 0.5     # a face whose rim is less paper than this probably shows table
 MAX_SHAPE_OFF = 0.12    # |log| of a face's aspect over the others' beyond which it is cut off
@@ -147,26 +149,36 @@ RETAKE_NO_CARD = ("photograph the card alone on a plain darker surface, filling 
 UNREADABLE_RETAKE = "save it again as .jpg or .png, or retake it"
 
 
-def straighten(img: np.ndarray, name: str = "photo") -> np.ndarray:
+def straighten(img: np.ndarray, name: str = "photo", back: bool = False) -> np.ndarray:
     """The card in a reference photo, straightened to a portrait face FACE_W wide.
 
     The largest clean rectangle of card-like pixels is the card; when there is none the
     photo must be a tight crop (card to the edges, card-shaped), or it is refused
     (:class:`BadPhotos`): a landscape of table enrolled as a face would spoil every later
-    reading.
+    reading. A rectangle found inside a card-shaped photo whose own edge is not card paper
+    while the photo's is (:func:`face_looks`) is a picture panel inside a scan or crop: the
+    whole photo is the card. (Not for the ``back``, which may be printed to its edge.)
     """
     h, w = img.shape[:2]
+    shape = max(h, w) / max(1, min(h, w))
+    crop_shaped = CROP_ASPECTS[0] <= shape <= CROP_ASPECTS[1]
+    whole = order_quad(np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]))
     quad = largest_card_quad(img)
     if quad is not None and cv2.contourArea(quad) > TIGHT * h * w:
         quad = None          # the card fills the photo: a crop, whose found "card" is its inner frame
-    if quad is None:
-        shape = max(h, w) / max(1, min(h, w))
-        if not CROP_ASPECTS[0] <= shape <= CROP_ASPECTS[1]:
-            raise BadPhotos([BadPhoto(name, NO_CARD, RETAKE_NO_CARD)], 1)
-        quad = order_quad(np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]))
+    if quad is None and not crop_shaped:
+        raise BadPhotos([BadPhoto(name, NO_CARD, RETAKE_NO_CARD)], 1)
+    face = _warp(img, whole if quad is None else quad)
+    if quad is not None and crop_shaped and not back and not face_looks(face):
+        as_crop = _warp(img, whole)
+        if face_looks(as_crop):
+            return as_crop
+    return face
+
+
+def _warp(img: np.ndarray, quad: np.ndarray) -> np.ndarray:
     short, long = quad_sides(quad)
-    fh = int(round(FACE_W * long / max(short, 1.0)))
-    return warp_face(img, quad, (FACE_W, fh))
+    return warp_face(img, quad, (FACE_W, int(round(FACE_W * long / max(short, 1.0)))))
 
 
 def largest_card_quad(img: np.ndarray) -> np.ndarray | None:
@@ -207,7 +219,7 @@ def enrol(reference_dir: str | Path, deck_id: str | None = None,
     raw: list[tuple[str, np.ndarray]] = []
     for i, (card, p) in enumerate(items):
         try:
-            raw.append((card, straighten(read_image(p), p.name)))
+            raw.append((card, straighten(read_image(p), p.name, back=card == "back")))
         except ImageError:
             bad.append(BadPhoto(p.name, "not a readable image", UNREADABLE_RETAKE))
         except BadPhotos as exc:

@@ -26,7 +26,7 @@ import numpy as np
 from vision.decks import cards_of, deck_cards
 from vision.enrol import ASPECTS, EnrolReport, build_profile, lookalikes, name_to_card
 from vision.errors import EnrolError, VisionError
-from vision.features import TemplateBank
+from vision.features import TemplateBank, describe
 from vision.finder import find_cards
 from vision.geometry import quad_sides, warp_face
 from vision.profile import FACE_W
@@ -55,6 +55,7 @@ class Step:
     card: str | None     # the label taken or undone
     index: int           # how many cards are taken after this step
     quad: np.ndarray | None = None
+    similarity: float = -1.0   # best template score against the last two cards taken
 
 
 @dataclass
@@ -110,22 +111,23 @@ class CameraEnroller:
             self.aspect = long / max(short, 1.0)
         face = warp_face(image, quad, (FACE_W, int(round(FACE_W * long / max(short, 1.0)))))
         recent = self.taken[-2:]
+        best = -1.0
         if recent:
             bank = TemplateBank([str(i) for i in range(len(recent))],
                                 [cv2.resize(f, (face.shape[1], face.shape[0])) for _, f in recent])
-            from vision.features import describe
             sc = bank.scores(describe(face))
+            best = float(sc.max())
             match = {int(bank.labels[i]) for i in np.flatnonzero(sc >= SAME_CARD)}
             if len(recent) - 1 in match:
-                return Step("same", recent[-1][0], n, quad)
+                return Step("same", recent[-1][0], n, quad, best)
             if len(recent) == 2 and 0 in match:
                 card, _ = self.taken.pop()
-                return Step("undone", card, n - 1, quad)
+                return Step("undone", card, n - 1, quad, best)
         if self.done:
-            return Step("same", None, n, quad)
+            return Step("same", None, n, quad, best)
         card = self.order[n]
         self.taken.append((card, face))
-        return Step("taken", card, n + 1, quad)
+        return Step("taken", card, n + 1, quad, best)
 
     def _find(self, image: np.ndarray) -> np.ndarray | None:
         """The biggest whole card the finder sees in the box (centre inside it)."""

@@ -96,3 +96,19 @@ def test_difference_region_finds_pips_in_the_middle():
     cv2.circle(blotted, (w // 2, h // 2), w // 5, (30, 30, 200), -1)
     assert difference_region(face, blotted) == "centre"
     assert difference_region(face, _corner_twin(face)) == "corner index"
+
+
+def test_a_long_scan_with_a_picture_panel_is_enrolled_whole(tmp_path):
+    """Scans of narrow Italian cards (long/short 2.1) are tight crops: the court figure's panel
+    inside them is not the card."""
+    from vision.enrol import enrol, face_looks
+    ref = tmp_path / "scans"
+    ref.mkdir()
+    p = synthetic_profile("trevigiane-52")
+    for card in ("coins/king", "cups/knight", "swords/7"):
+        scan = cv2.resize(p.faces[card][0], (270, 564), interpolation=cv2.INTER_AREA)
+        cv2.imwrite(str(ref / f"{card.replace('/', '_')}.jpg"), scan)
+    rep = enrol(ref, "trevigiane-52")
+    assert set(rep.profile.cards) == {"coins/king", "cups/knight", "swords/7"} and not rep.suspect
+    assert abs(rep.profile.aspect - 564 / 270) < 0.05
+    assert all(face_looks(rep.profile.faces[c][0]) for c in rep.profile.cards)
