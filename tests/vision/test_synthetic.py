@@ -157,3 +157,20 @@ def test_cards_can_be_only_40_to_60_pixels_wide():
         short = min(np.linalg.norm(s.truth[0].quad[1] - s.truth[0].quad[0]),
                     np.linalg.norm(s.truth[0].quad[2] - s.truth[0].quad[1]))
         assert abs(short - px) < 0.1 * px
+
+
+def test_photographed_faces_on_a_photo_table_are_recognised_through_a_real_camera():
+    from vision.recognise import Recogniser, calibrate
+    prof = _photographed()
+    prof.calibration = calibrate(prof)
+    rec = Recogniser(prof)
+    cam = StressOptions(tilt=0.04, light=0.2, white_balance=0.1, glare=0.2, blur=0.8, noise=3, jpeg=80,
+                        demosaic=1.0, defocus=0.8, motion=2.0, gloss=0.3, lens=0.05, bend=0.03)
+    # (an ace under this camera is left unnamed today: a lone pip needs the corner index, which
+    # is vision-core's part of issue 14; this test is about the renders, so it uses other cards)
+    for seed, (a, b) in enumerate([("hearts/queen", "spades/8"), ("clubs/king", "diamonds/9")]):
+        s = render_scene(prof, [Placement(a, (420, 360), 20 + 30 * seed), Placement(b, (860, 360), -40)],
+                         table=_texture(), seed=seed, stress=cam)
+        assert s.faces == "photographed" and s.table == "photo"
+        got = sorted((d.card or "-") for d in rec.recognise(s.image))
+        assert got == sorted([a, b]), got
