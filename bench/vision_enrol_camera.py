@@ -63,7 +63,7 @@ def main() -> int:
     args = ap.parse_args()
     cards = list(cards_of("french-32"))[:args.cards]
     print(f"thresholds: MOTION {ec.MOTION}, CHANGED {ec.CHANGED}, SAME_CARD {ec.SAME_CARD}")
-    print(f"{'mode':<8}{'seed':>5}{'still max':>11}{'moving p90':>12}{'next-card max':>15}"
+    print(f"{'mode':<8}{'seed':>5}{'still max':>11}{'moving p90':>12}{'next-card max':>15}{'same min':>10}"
           f"{'taken':>8}{'undone':>8}{'labels':>8}{'ms/frame':>10}")
     for pile in (True, False):
         for seed in range(args.seeds):

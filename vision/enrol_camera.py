@@ -42,8 +42,8 @@ CHANGED = 0.004           # share changed since the box was last still that may 
 LOOK_W = 160              # width the box is shrunk to for watching
 BOX_SHARE = 0.5           # without a calibration the box is the middle half of the view (each way)
 MIN_CARD_SHARE = 0.03     # a card covers at least this share of the box
-# The same card seen again scored 0.97 against its own straightened face on those videos
-# (noise and a re-found quad); the next card of a sorted deck (one more pip) at most 0.82.
+# The same card seen again scored >= 0.99 against its own straightened face on those videos
+# (noise and a re-found quad); the next card of a sorted deck (one more pip) at most 0.84.
 SAME_CARD = 0.9
 
 
