@@ -260,12 +260,5 @@ def camera_main(args) -> int:
 
 
 def _images(source, max_frames: int | None) -> Iterable[np.ndarray]:
-    n = 0
-    while max_frames is None or n < max_frames:
-        frame = source.read()
-        if frame is None:
-            if getattr(source, "finished", False):
-                return
-            continue
-        n += 1
-        yield frame.image
+    from vision.live_cli import _frames     # the live commands' frame loop (ends, stalls, limit)
+    return (f.image for f in _frames(source, [], max_frames))
