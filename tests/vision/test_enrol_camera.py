@@ -85,3 +85,16 @@ def test_camera_enrol_edges_say_what_is_wrong(tmp_path, capsys):
     assert enrol_main([str(tmp_path / "p"), "--from-camera", str(idle), "--deck", DECK, "-q"]) == 1
     assert "no card was taken" in capsys.readouterr().err
     assert not (tmp_path / "p").exists()
+
+
+def test_with_a_calibration_the_box_is_its_trick_area(tmp_path):
+    from vision.calibration import calibrate
+    from vision.enrol_camera import box_of
+    from vision.synthetic.sequences import render_frames
+    seq = deal_sequence(DECK, [], size=(1280, 720), gap=2)
+    image, _ = next(render_frames(seq))
+    cal = calibrate(image)
+    cal.save(tmp_path / "cal.json")
+    x, y, w, h = box_of(str(tmp_path / "cal.json"))
+    assert x < 640 < x + w and y < 360 < y + h          # around the middle of the table
+    assert w < 1280 and h < 720
