@@ -18,37 +18,77 @@ from vision.errors import VisionError
 # Template matching is a few small matrix products per card: one BLAS thread is fastest,
 # and several only contend with the rest of the table's processes.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+LOOKALIKES_SHOWN = 12   # look-alike pairs listed after enrolment (a screenful)
 
 
 def enrol_main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="cardtable enrol",
-                                 description="Learn a physical deck from one photo per card "
-                                             "(file name = card id with '_' for '/', plus back.jpg).")
+    ap = argparse.ArgumentParser(
+        prog="cardtable enrol",
+        description="Learn a physical deck: from photos (file name = card id with '_' for '/', "
+                    "optionally .N, plus back.jpg), or from the table camera while a sorted deck "
+                    "is dealt face up, one card at a time, into the box.")
     ap.add_argument("profile_dir", help="folder to write the profile to (replaced atomically)")
-    ap.add_argument("reference_dir", help="folder of reference photos")
-    ap.add_argument("--deck", help="deck id (default: the deck all file names fit)")
-    ap.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    ap.add_argument("reference_dir", nargs="?", help="folder of reference photos")
+    ap.add_argument("--deck", help="deck id (default for photos: the deck all file names fit)")
+    ap.add_argument("--skip-bad", action="store_true",
+                    help="enrol the good photos even if some are bad (they are listed)")
+    ap.add_argument("--from-camera", metavar="SOURCE",
+                    help="enrol from the table camera: picamera2, opencv:N, a video file, an image "
+                         "folder, synthetic:NAME")
+    ap.add_argument("--order", metavar="FILE", help="with --from-camera: the order the cards are "
+                    "dealt in (card ids, one per line; default: the deck file's order, then the back)")
+    ap.add_argument("--calibration", help="with --from-camera: a calibration from 'cardtable "
+                    "calibrate'; the box is its trick area (default: the centre of the view)")
+    ap.add_argument("--max-frames", type=int, help="with --from-camera: stop after this many frames")
+    ap.add_argument("-q", "--quiet", action="store_true", help="no progress bar (there is none either when stderr is not a terminal)")
     args = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
-    from vision.enrol import enrol, text_progress
+    if (args.reference_dir is None) == (args.from_camera is None):
+        print("cardtable enrol: give either REFERENCE_DIR (photos) or --from-camera SOURCE",
+              file=sys.stderr)
+        return 2
+    if args.from_camera is not None:
+        from vision.enrol_camera import camera_main
+        return camera_main(args)
+    from vision.enrol import BadPhotos, enrol, text_progress
     try:
-        rep = enrol(args.reference_dir, args.deck, None if args.quiet else text_progress)
+        bar = None if args.quiet or not sys.stderr.isatty() else text_progress   # no \r in logs
+        rep = enrol(args.reference_dir, args.deck, bar,
+                    skip_bad=args.skip_bad)
         rep.profile.save(args.profile_dir)
+    except BadPhotos as exc:
+        if len(exc.bad) == 1:
+            print(f"cardtable enrol: {exc.bad[0]}; no profile written", file=sys.stderr)
+        else:
+            print(f"cardtable enrol: {len(exc.bad)} of {exc.total} photos cannot be enrolled; no "
+                  "profile written (retake them, or --skip-bad to enrol the rest):", file=sys.stderr)
+            for b in exc.bad:
+                print(f"  {b}", file=sys.stderr)
+        return 1
     except (VisionError, OSError) as exc:
         print(f"cardtable enrol: {exc}", file=sys.stderr)
         return 1
+    for b in rep.skipped:
+        print(f"skipped {b}", file=sys.stderr)
+    print_summary(rep, args.profile_dir)
+    return 0
+
+
+def print_summary(rep, profile_dir: str) -> None:
+    """What was enrolled, what is missing, which faces to look at, which cards look alike."""
     p = rep.profile
     known = len([c for c in p.cards if c != "back"])
     print(f"enrolled {p.deck_id}: {known} cards{' and the back' if 'back' in p.cards else ''} "
-          f"from {rep.photos} photos -> {args.profile_dir}", file=sys.stderr)
+          f"from {rep.photos} photos -> {profile_dir}", file=sys.stderr)
     if rep.missing:
         print(f"missing ({len(rep.missing)}): {' '.join(rep.missing)}", file=sys.stderr)
     for card in rep.suspect:
         stem = card.replace("/", "_")
-        print(f"check {args.profile_dir}/faces/{stem}.*.png: its edge is not card paper (cut off, "
+        print(f"check {profile_dir}/faces/{stem}.*.png: its edge is not card paper (cut off, "
               f"or table in the picture?); retake {stem}.jpg", file=sys.stderr)
-    for a, b, s in rep.lookalikes[:10]:
-        print(f"look-alike: {a} ~ {b} ({s:.2f}); add a second photo of each", file=sys.stderr)
-    return 0
+    for look in rep.lookalikes[:LOOKALIKES_SHOWN]:
+        print(look, file=sys.stderr)
+    if len(rep.lookalikes) > LOOKALIKES_SHOWN:
+        print(f"... and {len(rep.lookalikes) - LOOKALIKES_SHOWN} more look-alike pairs", file=sys.stderr)
 
 
 def recognise_main(argv: Sequence[str] | None = None) -> int:

@@ -19,30 +19,62 @@ import numpy as np
 
 from vision.decks import cards_of, deck_cards
 from vision.errors import EnrolError, ImageError
-from vision.features import TemplateBank, describe
+from vision.features import describe
 from vision.finder import find_cards
 from vision.geometry import order_quad, quad_sides, warp_face
-from vision.profile import FACE_W, Profile
+from vision.profile import FACE_W, Profile, card_to_stem
 
 IMAGE_EXT = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 ASPECTS = (1.4, 1.55, 1.75, 1.9)   # card shapes tried when the deck's is not known yet
 MIN_SHARE = 0.06        # a reference card covers at least this share of its photo
 TIGHT = 0.6             # a found card covering more of the photo than this means a tight crop
-LOOKALIKE = 0.88        # two enrolled cards this similar are reported as look-alikes
-CROP_ASPECTS = (1.25, 2.0)  # a photo with no card found is a tight crop only if card-shaped
+# Look-alikes: a face seen as a table camera sees it (VIEW_*: a card ~60 px wide at 720p, the
+# blur and noise measured on tests/vision_live's rendered frames) must beat every other card
+# by twice the recogniser's abstention margin (vision.recognise.MIN_MARGIN = 0.05).
+LOOKALIKE_MARGIN = 0.10
+VIEW_W = 60
+VIEW_BLUR = 0.8
+VIEW_NOISE = 4.0
+CORNER = (0.28, 0.2)    # share of a face's width and height printed with the corner index
+CORNER_SHARE = 0.5      # share of two faces' difference in their corners that says "corner index"
+# a photo is a tight crop only if card-shaped: French 1.4, Trevigiane 1.75, Bresciane scans
+# in ../shared/realdata 2.06-2.1 (long/short side)
+CROP_ASPECTS = (1.25, 2.25)
 RIM = 0.04              # share of the face's short side checked for card paper at its edge
 MIN_RIM_PAPER = 0.5     # a face whose rim is less paper than this probably shows table
 MAX_SHAPE_OFF = 0.12    # |log| of a face's aspect over the others' beyond which it is cut off
 _NAME = re.compile(r"^(?P<stem>[a-z0-9_]+?)(?:\.(?P<n>\d+))?$")
 
 
+@dataclass(frozen=True)
+class BadPhoto:
+    """One reference photo that cannot be enrolled: what is wrong and what to do about it."""
+
+    name: str
+    problem: str
+    retake: str
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.problem}; {self.retake}"
+
+
+class BadPhotos(EnrolError):
+    """Some photos cannot be enrolled; every one of them is listed, not just the first."""
+
+    def __init__(self, bad: list[BadPhoto], total: int):
+        self.bad, self.total = bad, total
+        super().__init__(str(bad[0]) if len(bad) == 1 else
+                         f"{len(bad)} of {total} photos cannot be enrolled")
+
+
 @dataclass
 class EnrolReport:
     profile: Profile
     missing: list[str] = field(default_factory=list)
-    lookalikes: list[tuple[str, str, float]] = field(default_factory=list)
+    lookalikes: list["Lookalike"] = field(default_factory=list)
     photos: int = 0
     suspect: list[str] = field(default_factory=list)   # faces to look at: cut off, or table
+    skipped: list[BadPhoto] = field(default_factory=list)   # bad photos left out (skip_bad)
 
 
 def read_image(path: Path) -> np.ndarray:
@@ -68,60 +100,85 @@ def name_to_card(stem: str, deck_id: str) -> str:
                      f"(expected names like {cards[0].replace('/', '_')}.jpg)")
 
 
-def scan(reference_dir: Path, deck_id: str | None) -> tuple[str, dict[str, list[Path]]]:
-    """Photos per card id, and the deck (given, or the one deck all names fit)."""
+_RENAME = "rename it to the card id with '_' for '/', optionally .N (e.g. hearts_queen.jpg, trump_21.2.png)"
+
+
+def scan(reference_dir: Path, deck_id: str | None
+         ) -> tuple[str, dict[str, list[Path]], list[BadPhoto]]:
+    """Photos per card id, the deck (given, or the one deck all good names fit), and the
+    files whose names are not cards of it (all of them, so one run lists every bad name)."""
     if not reference_dir.is_dir():
         raise EnrolError(f"{reference_dir}: no such folder")
     files = sorted(p for p in reference_dir.iterdir() if p.is_file() and not p.name.startswith("."))
     images = [p for p in files if p.suffix.lower() in IMAGE_EXT]
     if not images:
         raise EnrolError(f"{reference_dir}: no images (.jpg/.png) in this folder")
+    if deck_id is not None and deck_id not in deck_cards():
+        raise EnrolError(f"unknown deck {deck_id!r}; known decks: {', '.join(sorted(deck_cards()))}")
+    bad: list[BadPhoto] = []
     stems = []
     for p in images:
         m = _NAME.match(p.stem.lower())
-        if not m:
-            raise EnrolError(f"{p.name}: not a card file name (card id with '_' for '/', "
-                             f"optionally .N, e.g. hearts_queen.jpg or trump_21.2.png)")
-        stems.append((m.group("stem"), p))
+        if m:
+            stems.append((m.group("stem"), p))
+        else:
+            bad.append(BadPhoto(p.name, "not a card file name", _RENAME))
     if deck_id is None:
+        every = set().union(*({c.replace("/", "_") for c in cards} for cards in deck_cards().values()))
+        for s, p in [(s, p) for s, p in stems if s != "back" and s not in every]:
+            bad.append(BadPhoto(p.name, f"{s!r} is not a card of any deck", _RENAME))
+            stems.remove((s, p))
         names = {s for s, _ in stems if s != "back"}
         fits = [d for d, cards in deck_cards().items()
                 if names <= {c.replace("/", "_") for c in cards}]
         if not fits:
-            bad = sorted(names - set().union(*({c.replace('/', '_') for c in cards}
-                                                for cards in deck_cards().values())))
-            what = f"{bad[0]!r} is not a card of any deck" if bad else "no single deck has all these cards"
-            raise EnrolError(f"{reference_dir}: {what}; name files by card id or pass --deck")
+            raise EnrolError(f"{reference_dir}: no single deck has all these cards; pass --deck")
         deck_id = min(fits, key=lambda d: len(cards_of(d)))
-    elif deck_id not in deck_cards():
-        raise EnrolError(f"unknown deck {deck_id!r}; known decks: {', '.join(sorted(deck_cards()))}")
     photos: dict[str, list[Path]] = {}
     for stem, p in stems:
-        photos.setdefault(name_to_card(stem, deck_id), []).append(p)
-    return deck_id, photos
+        try:
+            photos.setdefault(name_to_card(stem, deck_id), []).append(p)
+        except EnrolError as exc:
+            bad.append(BadPhoto(p.name, str(exc), "rename or remove it"))
+    return deck_id, photos, bad
 
 
-def straighten(img: np.ndarray, name: str = "photo") -> np.ndarray:
+NO_CARD = "no card found, and the photo is not a tight crop of one"
+RETAKE_NO_CARD = ("photograph the card alone on a plain darker surface, filling a third to two "
+                  "thirds of the picture, or crop the photo to the card's edges")
+UNREADABLE_RETAKE = "save it again as .jpg or .png, or retake it"
+
+
+def straighten(img: np.ndarray, name: str = "photo", back: bool = False) -> np.ndarray:
     """The card in a reference photo, straightened to a portrait face FACE_W wide.
 
     The largest clean rectangle of card-like pixels is the card; when there is none the
-    photo must be a tight crop (card to the edges, card-shaped), or it is refused: a
-    landscape of table enrolled as a face would spoil every later reading.
+    photo must be a tight crop (card to the edges, card-shaped), or it is refused
+    (:class:`BadPhotos`): a landscape of table enrolled as a face would spoil every later
+    reading. A rectangle found inside a card-shaped photo whose own edge is not card paper
+    while the photo's is (:func:`face_looks`) is a picture panel inside a scan or crop: the
+    whole photo is the card. (Not for the ``back``, which may be printed to its edge.)
     """
     h, w = img.shape[:2]
+    shape = max(h, w) / max(1, min(h, w))
+    crop_shaped = CROP_ASPECTS[0] <= shape <= CROP_ASPECTS[1]
+    whole = order_quad(np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]))
     quad = largest_card_quad(img)
     if quad is not None and cv2.contourArea(quad) > TIGHT * h * w:
         quad = None          # the card fills the photo: a crop, whose found "card" is its inner frame
-    if quad is None:
-        shape = max(h, w) / max(1, min(h, w))
-        if not CROP_ASPECTS[0] <= shape <= CROP_ASPECTS[1]:
-            raise EnrolError(f"{name}: no card found, and the photo is not a tight crop of one; "
-                             "photograph the card alone on a plain darker surface, or crop the "
-                             "photo to the card's edges")
-        quad = order_quad(np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]))
+    if quad is None and not crop_shaped:
+        raise BadPhotos([BadPhoto(name, NO_CARD, RETAKE_NO_CARD)], 1)
+    face = _warp(img, whole if quad is None else quad)
+    if quad is not None and crop_shaped and not back and not face_looks(face):
+        as_crop = _warp(img, whole)
+        if face_looks(as_crop):
+            return as_crop
+    return face
+
+
+def _warp(img: np.ndarray, quad: np.ndarray) -> np.ndarray:
     short, long = quad_sides(quad)
-    fh = int(round(FACE_W * long / max(short, 1.0)))
-    return warp_face(img, quad, (FACE_W, fh))
+    return warp_face(img, quad, (FACE_W, int(round(FACE_W * long / max(short, 1.0)))))
 
 
 def largest_card_quad(img: np.ndarray) -> np.ndarray | None:
@@ -147,33 +204,55 @@ def largest_card_quad(img: np.ndarray) -> np.ndarray | None:
 
 
 def enrol(reference_dir: str | Path, deck_id: str | None = None,
-          progress: Callable[[int, int, str], None] | None = None) -> EnrolReport:
-    """Build (but do not save) a profile from a reference folder."""
-    from vision.recognise import calibrate
+          progress: Callable[[int, int, str], None] | None = None, *,
+          skip_bad: bool = False) -> EnrolReport:
+    """Build (but do not save) a profile from a reference folder.
+
+    Every photo is judged before anything is decided, so one run names all the bad ones;
+    with any bad photo the answer is :class:`BadPhotos` (listing them all) unless
+    ``skip_bad``, which enrols the rest and reports what it left out.
+    """
     ref = Path(reference_dir)
-    deck_id, photos = scan(ref, deck_id)
-    # read everything first: a bad image fails before any work is kept
+    deck_id, photos, bad = scan(ref, deck_id)
     items = [(card, p) for card, ps in photos.items() for p in ps]
-    imgs = [(card, p, read_image(p)) for card, p in items]
-    faces: dict[str, list[np.ndarray]] = {}
+    total = len(items) + len(bad)
     raw: list[tuple[str, np.ndarray]] = []
-    total = len(imgs)
-    for i, (card, p, img) in enumerate(imgs):
-        raw.append((card, straighten(img, p.name)))
+    for i, (card, p) in enumerate(items):
+        try:
+            raw.append((card, straighten(read_image(p), p.name, back=card == "back")))
+        except ImageError:
+            bad.append(BadPhoto(p.name, "not a readable image", UNREADABLE_RETAKE))
+        except BadPhotos as exc:
+            bad += exc.bad
         if progress:
-            progress(i + 1, total, p.name)
+            progress(i + 1, len(items), p.name)
+    if bad and not skip_bad:
+        raise BadPhotos(bad, total)
+    if not raw:
+        raise EnrolError(f"{ref}: no photo could be enrolled")
+    profile, suspect = build_profile(deck_id, raw)
+    missing = [c for c in cards_of(deck_id) + ("back",) if c not in profile.faces]
+    return EnrolReport(profile, missing, lookalikes(profile), len(raw), suspect, bad)
+
+
+def build_profile(deck_id: str, raw: list[tuple[str, np.ndarray]],
+                  meta: dict | None = None) -> tuple[Profile, list[str]]:
+    """A calibrated profile of straightened faces (card id, face) in deck order, and the
+    cards whose face looks cut off or shows table (see :func:`suspect_faces`).
+
+    Photos and the table camera both end here, so a profile is the same whatever made it.
+    """
+    from vision.recognise import calibrate
     aspect = float(np.median([f.shape[0] / f.shape[1] for _, f in raw]))
     fh = int(round(FACE_W * aspect))
+    faces: dict[str, list[np.ndarray]] = {}
     for card, f in raw:
         faces.setdefault(card, []).append(cv2.resize(f, (FACE_W, fh), interpolation=cv2.INTER_AREA))
     order = [c for c in cards_of(deck_id) if c in faces] + (["back"] if "back" in faces else [])
-    profile = Profile(deck_id=deck_id, faces={c: faces[c] for c in order}, aspect=aspect)
+    profile = Profile(deck_id=deck_id, faces={c: faces[c] for c in order}, aspect=aspect,
+                      meta=dict(meta or {}))
     profile.calibration = calibrate(profile)
-    missing = [c for c in cards_of(deck_id) if c not in faces]
-    if "back" not in faces:
-        missing.append("back")
-    suspect = suspect_faces(raw)
-    return EnrolReport(profile, missing, lookalikes(profile), total, suspect)
+    return profile, suspect_faces(raw)
 
 
 def suspect_faces(raw: list[tuple[str, np.ndarray]]) -> list[str]:
@@ -215,23 +294,86 @@ def face_looks(face: np.ndarray) -> bool:
     return bool(paper[rim].mean() >= MIN_RIM_PAPER and ink_inside >= 0.02)
 
 
-def lookalikes(profile: Profile) -> list[tuple[str, str, float]]:
-    """Pairs of enrolled cards whose faces are alarmingly similar, most similar first."""
-    cards = list(profile.faces)
+@dataclass(frozen=True)
+class Lookalike:
+    """Two enrolled cards the recogniser may not tell apart, and the photo that would help."""
+
+    a: str
+    b: str
+    margin: float        # how far a's camera-like view scores above b (below 0: b wins)
+    where: str           # "corner index" or the part of the face where they differ most
+    advice: str
+
+    def __str__(self) -> str:
+        return f"look-alike: {self.a} ~ {self.b} (margin {self.margin:+.2f}); {self.advice}"
+
+
+def lookalikes(profile: Profile) -> list[Lookalike]:
+    """Pairs of enrolled cards too close for the recogniser to separate, closest first.
+
+    Each face is seen as a table camera would see it (:func:`camera_view`) and scored by
+    the recogniser's own template bank against every enrolled face; a pair is reported
+    when another card comes within ``LOOKALIKE_MARGIN`` of the right one, the margin under
+    which identification abstains (``MIN_MARGIN``) with room for a real camera being
+    worse than this simulated one.
+    """
+    from vision.recognise import Recogniser
+    cards = [c for c in profile.faces if c != "back"]
     if len(cards) < 2:
         return []
-    bank = TemplateBank(cards, [profile.faces[c][0] for c in cards])
-    out = []
-    for i, c in enumerate(cards):
-        s = bank.scores(describe(profile.faces[c][0]))
-        for j in range(len(s)):
-            o = str(bank.labels[j])
-            if o != c and c < o and s[j] > LOOKALIKE:
-                out.append((c, o, float(s[j])))
+    bank = Recogniser(profile).bank
+    labels = bank.labels
     best: dict[tuple[str, str], float] = {}
-    for a, b, s in out:
-        best[(a, b)] = max(s, best.get((a, b), -1))
-    return sorted(((a, b, s) for (a, b), s in best.items()), key=lambda t: -t[2])
+    for c in cards:
+        for f in profile.faces[c]:
+            sc = bank.scores(describe(camera_view(f)))
+            own = float(sc[labels == c].max())
+            for o in cards:
+                if o == c:
+                    continue
+                m = own - float(sc[labels == o].max())
+                if m < LOOKALIKE_MARGIN:
+                    key = (min(c, o), max(c, o))
+                    best[key] = min(m, best.get(key, 9.0))
+    out = []
+    for (a, b), m in sorted(best.items(), key=lambda kv: kv[1]):
+        where = difference_region(profile.faces[a][0], profile.faces[b][0])
+        sa, sb = card_to_stem(a), card_to_stem(b)
+        n = len(profile.faces[a]) + 1
+        if where == "corner index":
+            advice = (f"add a sharp close-up photo of each ({sa}.{n}.jpg, {sb}.{n}.jpg) with the "
+                      "corner index in focus: that is where they differ")
+        else:
+            advice = (f"add a sharper photo of each ({sa}.{n}.jpg, {sb}.{n}.jpg), the {where} of "
+                      "the face in focus and without glare: that is where they differ")
+        out.append(Lookalike(a, b, m, where, advice))
+    return out
+
+
+def camera_view(face: np.ndarray) -> np.ndarray:
+    """``face`` as a table camera sees it: a card ~60 px wide, slightly blurred and noisy."""
+    h, w = face.shape[:2]
+    small = cv2.resize(face, (VIEW_W, max(2, round(VIEW_W * h / w))), interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (0, 0), VIEW_BLUR)
+    noise = np.random.default_rng(0).normal(0, VIEW_NOISE, small.shape)
+    small = np.clip(small.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def difference_region(a: np.ndarray, b: np.ndarray) -> str:
+    """Where two straightened faces differ most: ``"corner index"`` when the corners hold
+    at least CORNER_SHARE of the difference, else the top, centre or bottom of the face."""
+    h, w = a.shape[:2]
+    ga = cv2.GaussianBlur(cv2.cvtColor(a, cv2.COLOR_BGR2GRAY), (0, 0), 2).astype(np.float32)
+    gb = cv2.GaussianBlur(cv2.cvtColor(cv2.resize(b, (w, h)), cv2.COLOR_BGR2GRAY), (0, 0), 2)
+    d = np.abs(ga - gb.astype(np.float32))
+    d = np.minimum(d, np.abs(ga - gb[::-1, ::-1].astype(np.float32)))  # either way round
+    cw, ch = int(CORNER[0] * w), int(CORNER[1] * h)
+    corners = d[:ch, :cw].sum() + d[h - ch:, w - cw:].sum() + d[:ch, w - cw:].sum() + d[h - ch:, :cw].sum()
+    if corners >= CORNER_SHARE * d.sum():
+        return "corner index"
+    thirds = [d[k * h // 3:(k + 1) * h // 3].sum() for k in range(3)]
+    return ("top", "centre", "bottom")[int(np.argmax(thirds))]
 
 
 def text_progress(done: int, total: int, name: str) -> None:

@@ -16,6 +16,7 @@ import numpy as np
 
 from vision.geometry import face_corners, order_quad, rect_quad
 from vision.profile import Profile
+from vision.synthetic import effects
 
 TABLES = ("plain", "wood", "patterned", "light", "cloth")
 
@@ -42,6 +43,21 @@ class StressOptions:
     blur: float = 1.6            # Gaussian sigma, pixels (plus motion blur sometimes)
     noise: float = 6.0           # grey levels sigma
     jpeg: int = 55               # lowest JPEG quality
+    # What real footage adds (all off by default, so older renders stay the same pixel for pixel;
+    # drawn from their own random stream):
+    demosaic: float = 0.0        # chance of a Bayer sensor: RGGB mosaic + cv2.demosaicing
+    defocus: float = 0.0         # disk point spread radius, pixels (a lens out of focus)
+    motion: float = 0.0          # motion blur length, pixels
+    gloss: float = 0.0           # peak specular streak on each glossy card (0..1 of white)
+    lens: float = 0.0            # |k| of radial lens distortion (barrel or pincushion)
+    bend: float = 0.0            # cards curled: pinch at the middle as a share of the short side
+
+
+# A phone or webcam over a real table: everything REAL_CAMERA lists, at the strengths seen in
+# ../shared/realdata's photos (bench/vision_renders.py renders with it).
+REAL_CAMERA = StressOptions(tilt=0.12, light=0.5, white_balance=0.2, glare=0.5, blur=1.2, noise=5.0,
+                            jpeg=60, demosaic=0.7, defocus=1.0, motion=3.0, gloss=0.35, lens=0.12,
+                            bend=0.05)
 
 
 @dataclass(frozen=True)
@@ -74,12 +90,18 @@ class Truth(NamedTuple):
 class Scene:
     image: np.ndarray
     truth: list[Truth] = field(default_factory=list)
-    table: str = ""              # the table kind it was rendered on (for per-table figures)
+    table: str = ""              # the table kind it was rendered on ("photo": a real texture)
+    faces: str = "drawn"         # "drawn" (synthetic faces) or "photographed" (an enrolled deck)
 
 
 def card_long_side(size: tuple[int, int], scale: float = 1.0) -> float:
     """Long side in pixels of a card of ``scale`` 1.0 in an image of ``size``."""
     return 0.30 * min(size) * scale
+
+
+def scale_for_width(size: tuple[int, int], aspect: float, width_px: float) -> float:
+    """The Placement ``scale`` at which a card of ``aspect`` is ``width_px`` wide (short side)."""
+    return width_px * aspect / card_long_side(size)
 
 
 def make_table(kind: str, size: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
@@ -180,12 +202,21 @@ def _hand_mask(hand: HandOptions, size) -> np.ndarray:
 
 
 def render_scene(profile: Profile, placements: Sequence[Placement], *, size=(1280, 720),
-                 table: str = "wood", seed: int = 0, stress: StressOptions | None = None,
+                 table: str | np.ndarray = "wood", seed: int = 0, stress: StressOptions | None = None,
                  hand: HandOptions | None = None, clutter: Sequence[Clutter] = ()) -> Scene:
-    """A photographed table with ``placements`` (bottom first) and its exact truth."""
+    """A photographed table with ``placements`` (bottom first) and its exact truth.
+
+    ``table`` is a kind of :data:`TABLES` or a photo of a real table (BGR; see
+    vision.synthetic.textures). A profile enrolled from photos lends its real faces."""
     rng = np.random.default_rng(seed)
+    real = np.random.default_rng([seed, 0x5EED])   # the real-camera effects' own stream
     w, h = size
-    img = make_table(table, size, rng)
+    if isinstance(table, np.ndarray):
+        from vision.synthetic.textures import table_from_texture
+        img, table = table_from_texture(table, size, rng), "photo"
+    else:
+        img = make_table(table, size, rng)
+    st = stress
     layer = np.full((h, w), -1, np.int16)      # index of the top card per pixel
     quads = []
     areas = []
@@ -195,8 +226,13 @@ def render_scene(profile: Profile, placements: Sequence[Placement], *, size=(128
         a = (m.astype(np.float32) / 255)[..., None]
         img = img * (1 - a) + np.float32(colour) * a
     for i, p in enumerate(placements):
-        face = _face(profile, p.card, p.face_up, rng).astype(np.float32)
+        face = _face(profile, p.card, p.face_up, rng)
         fh, fw = face.shape[:2]
+        card_alpha = _rounded_alpha(fw, fh, max(3, fw // 16))
+        if st is not None and st.bend > 0:
+            amount = float(real.uniform(0, st.bend))
+            face, card_alpha = effects.bend(face, amount), effects.bend(card_alpha, amount)
+        face = face.astype(np.float32)
         L = card_long_side(size, p.scale)
         q = rect_quad(p.centre_xy, L / aspect, L, p.angle_deg)
         q += rng.normal(0, 0.004 * L, q.shape).astype(np.float32)   # slight per-card skew
@@ -205,8 +241,15 @@ def render_scene(profile: Profile, placements: Sequence[Placement], *, size=(128
             q = np.roll(q, 2, axis=0)
         mtx = cv2.getPerspectiveTransform(face_corners(fw, fh), q)
         warped = cv2.warpPerspective(face, mtx, size, flags=cv2.INTER_LINEAR)
-        alpha = cv2.warpPerspective(_rounded_alpha(fw, fh, max(3, fw // 16)), mtx, size,
+        alpha = cv2.warpPerspective(card_alpha, mtx, size,
                                     flags=cv2.INTER_LINEAR).astype(np.float32) / 255
+        if st is not None and st.gloss > 0 and p.face_up and real.random() < 0.5:
+            L = card_long_side(size, p.scale)
+            ang = float(real.uniform(0, 180))
+            a = np.deg2rad(ang)
+            at = (p.centre_xy[0] - w / 2) * np.cos(a) + (p.centre_xy[1] - h / 2) * np.sin(a)
+            warped = warped + effects.gloss(size, alpha, float(real.uniform(0.1, 1) * st.gloss), ang,
+                                            float(at + real.uniform(-0.4, 0.4) * L), 0.12 * L)
         # a faint shadow / edge so a card on a light table has an outline, as in life
         sh = cv2.GaussianBlur(alpha, (0, 0), 2.0)
         img = img * (1 - 0.25 * sh[..., None])
@@ -222,7 +265,6 @@ def render_scene(profile: Profile, placements: Sequence[Placement], *, size=(128
         img = img * (1 - m[..., None]) + skin * m[..., None]
         layer[m > 0.5] = -2
     # camera: perspective of the whole table
-    st = stress
     if st is not None and st.tilt > 0:
         j = st.tilt * min(size) * 0.5
         src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
@@ -237,9 +279,19 @@ def render_scene(profile: Profile, placements: Sequence[Placement], *, size=(128
         areas = [max(1, int(cv2.contourArea(q.astype(np.float32)))) for q in quads]
     else:
         areas = [max(1, int(cv2.contourArea(q.astype(np.float32)))) for q in quads]
+    if st is not None and st.lens > 0:
+        k = float(real.uniform(-st.lens, st.lens))
+        mx, my = effects.lens_maps(size, k)
+        img = cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+        layer = cv2.remap(layer.astype(np.float32), mx, my, cv2.INTER_NEAREST,
+                          borderValue=-1).astype(np.int16)
+        quads = [effects.lens_points(q, size, k) for q in quads]
+        areas = [max(1, int(cv2.contourArea(q.astype(np.float32)))) for q in quads]
     if st is not None:
-        img = _camera(img, st, rng)
+        img = _camera(_real_optics(img, st, real), st, rng)
     image = np.clip(img, 0, 255).astype(np.uint8)
+    if st is not None and st.demosaic > 0 and real.random() < st.demosaic:
+        image = effects.bayer_demosaic(image)
     if st is not None and st.jpeg < 100:
         qlt = int(rng.integers(st.jpeg, 96))
         ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, qlt])
@@ -250,7 +302,16 @@ def render_scene(profile: Profile, placements: Sequence[Placement], *, size=(128
         up = p.face_up and p.card is not None
         vis = float(min(1.0, counts[i] / areas[i])) if areas[i] else 0.0
         truth.append(Truth(p.card if up else None, up, order_quad(quads[i]), vis))
-    return Scene(image, truth, table)
+    return Scene(image, truth, table, "drawn" if profile.meta.get("synthetic") else "photographed")
+
+
+def _real_optics(img: np.ndarray, st: StressOptions, rng: np.random.Generator) -> np.ndarray:
+    """Defocus and motion blur, before ``_camera``'s light, glare, blur and sensor noise."""
+    if st.defocus > 0:
+        img = effects.defocus(img, float(rng.uniform(0, st.defocus)))
+    if st.motion > 0:
+        img = effects.motion_blur(img, float(rng.uniform(0, st.motion)), float(rng.uniform(0, 180)))
+    return img
 
 
 def _camera(img: np.ndarray, st: StressOptions, rng: np.random.Generator) -> np.ndarray:

@@ -158,11 +158,12 @@ class SequenceBuilder:
         return len(self.shots)
 
     def play(self, seat: int, card: str | None, *, face_up: bool = True, at: tuple[float, float] | None = None,
-             angle: float | None = None, hold: int = 2) -> "SequenceBuilder":
-        """A hand brings ``card`` from ``seat``'s edge to ``at``, lets go, withdraws: one ``placed``."""
+             angle: float | None = None, hold: int = 2, jitter: float = 3.0) -> "SequenceBuilder":
+        """A hand brings ``card`` from ``seat``'s edge to ``at``, lets go, withdraws: one ``placed``.
+        The card lies up to 2 * ``jitter`` degrees off ``angle``, as a hand places it."""
         at = at or self.spot(seat)
         angle = (90.0 if seat in (1, 3) else 0.0) if angle is None else angle
-        c = OnTable(card if face_up else None, at, angle + 3.0 * (self.frame % 5 - 2), face_up, seat)
+        c = OnTable(card if face_up else None, at, angle + jitter * (self.frame % 5 - 2), face_up, seat)
         grip = self._grip(seat, at)
         start = self._outside(seat, grip)
         off = (start[0] - grip[0], start[1] - grip[1])
@@ -205,6 +206,19 @@ class SequenceBuilder:
         moved = replace(c, centre=to)
         self.cards.insert(card_index, moved)
         self._move_hand(seat, grip1, start, self.withdraw_frames)
+        return self
+
+    def take(self, card_index: int = -1, seat: int = 0) -> "SequenceBuilder":
+        """A hand picks a card up (default: the top one) and carries it off at ``seat``'s edge:
+        one ``removed``."""
+        c = self.cards.pop(card_index)
+        grip = self._grip(seat, c.centre)
+        start = self._outside(seat, grip)
+        self._move_hand(seat, start, grip, self.reach_frames)
+        off = (start[0] - grip[0], start[1] - grip[1])
+        self._move_hand(seat, grip, start, self.withdraw_frames, [c], [c.centre],
+                        [(c.centre[0] + off[0], c.centre[1] + off[1])])
+        self.events.append(TruthEvent(self.frame, "removed", c.seat, c.card, c.face_up))
         return self
 
     def gather(self, winner: int, frames: int = 12) -> "SequenceBuilder":
@@ -379,6 +393,33 @@ def write_sequence(seq: TableSequence, path: str | Path, profile=None) -> Path:
     truth.write_text("".join(json.dumps(e.__dict__) + "\n" for e in seq.events))
     (path.parent / (path.name + ".table.toml")).write_text(seq.table_config_toml())
     return path
+
+
+def deal_sequence(deck_id: str, cards: Seq[str], *, size=(640, 360), seed: int = 0, stress=None,
+                  table: str = "plain", pile: bool = True, take_back: Seq[int] = (),
+                  card_scale: float = 1.0, gap: int = 10, jitter: float = 0.5) -> TableSequence:
+    """Enrolment from the camera: ``cards`` (``"back"`` = face down) dealt face up one at a time
+    into the middle of the view, onto a pile or (``pile=False``) each taken away before the next.
+    After the k-th card for each k in ``take_back`` the person takes it off again and deals it
+    once more (a mistake undone). Cards lie within 2 * ``jitter`` degrees of square (a pile
+    squared up as it is dealt). Events: ``placed`` per deal, ``removed`` per card taken off."""
+    b = SequenceBuilder(deck_id, name="deal", size=size, seed=seed, table=table, stress=stress,
+                        card_scale=card_scale)
+    w, h = b.size
+    b.idle(gap)
+    for k, card in enumerate(cards):
+        up = card != "back"
+        b.play(0, card if up else None, face_up=up, at=(w / 2, h / 2), angle=0.0, jitter=jitter)
+        b.idle(gap)
+        if k in take_back:
+            b.take(-1)
+            b.idle(gap)
+            b.play(0, card if up else None, face_up=up, at=(w / 2, h / 2), angle=0.0, jitter=jitter)
+            b.idle(gap)
+        if not pile:
+            b.take(-1)
+            b.idle(gap)
+    return b.build()
 
 
 # -- named sequences -------------------------------------------------------------------------------

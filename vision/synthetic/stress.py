@@ -22,13 +22,18 @@ from vision.synthetic.render import (TABLES, Clutter, HandOptions, Placement, Sc
 
 def random_scene(profile: Profile, seed: int, *, size=(1280, 720), n_cards: int = 4,
                  overlap: bool = True, hands: bool = True, clutter: bool = True,
-                 face_down: bool = True, stress: StressOptions | None = StressOptions()) -> Scene:
-    """A random stress scene of ``profile``'s cards (deterministic by ``seed``)."""
+                 face_down: bool = True, stress: StressOptions | None = StressOptions(),
+                 tables: Sequence[str | np.ndarray] | None = None,
+                 scale_range: tuple[float, float] = (0.9, 1.1)) -> Scene:
+    """A random stress scene of ``profile``'s cards (deterministic by ``seed``).
+
+    ``tables``: kinds of :data:`TABLES` or real table photos to choose from (default: every
+    kind); ``scale_range``: the card scale drawn per scene (see ``scale_for_width``)."""
     rng = np.random.default_rng(seed)
     w, h = size
     cards = [c for c in profile.cards if c != "back"]
     chosen = list(rng.choice(len(cards), size=n_cards, replace=False))
-    scale = float(rng.uniform(0.9, 1.1))       # one camera height per scene: one card size
+    scale = float(rng.uniform(*scale_range))   # one camera height per scene: one card size
     L = card_long_side(size, scale)
     placements: list[Placement] = []
     centres: list[tuple[float, float]] = []
@@ -63,7 +68,7 @@ def random_scene(profile: Profile, seed: int, *, size=(1280, 720), n_cards: int 
             kind = str(rng.choice(["phone", "coin", "chip", "paper"]))
             cl.append(Clutter(kind, (float(rng.uniform(0.05, 0.95) * w), float(rng.uniform(0.1, 0.9) * h)),
                               float(rng.uniform(0, 180))))
-    table = str(rng.choice(TABLES))
+    table = str(rng.choice(TABLES)) if tables is None else tables[int(rng.integers(0, len(tables)))]
     return render_scene(profile, placements, size=size, table=table, seed=seed, stress=stress,
                         hand=hand, clutter=cl)
 

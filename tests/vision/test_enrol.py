@@ -1,0 +1,114 @@
+"""Enrolment from photos: every bad photo named in one run, --skip-bad, look-alike warnings."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.cli import enrol_main
+from vision.enrol import difference_region, lookalikes
+from vision.profile import Profile
+from vision.synthetic import Placement, StressOptions, render_scene, synthetic_profile
+
+DECK = "french-32"
+GOOD = ("hearts/queen", "clubs/7", "diamonds/ace", "spades/king")
+
+
+def _on_table(card: str, seed: int) -> np.ndarray:
+    p = synthetic_profile(DECK)
+    return render_scene(p, [Placement(card, (320, 240), 25 * seed, scale=1.5)], size=(640, 480),
+                        table="wood", seed=seed,
+                        stress=StressOptions(tilt=0.02, light=0.1, white_balance=0.05, glare=0.0,
+                                             blur=0.6, noise=2, jpeg=90)).image
+
+
+def _folder(tmp_path: Path) -> Path:
+    """Four good cards (one with two photos) and three bad photos of different kinds."""
+    ref = tmp_path / "ref"
+    ref.mkdir()
+    p = synthetic_profile(DECK)
+    for i, card in enumerate(GOOD):
+        cv2.imwrite(str(ref / f"{card.replace('/', '_')}.jpg"), _on_table(card, i))
+    cv2.imwrite(str(ref / "hearts_queen.2.png"), p.faces["hearts/queen"][0])          # a tight crop
+    (ref / "hearts_8.jpg").write_bytes(b"not a jpeg")                                  # unreadable
+    cv2.imwrite(str(ref / "spades_9.jpg"), np.full((300, 900, 3), (40, 90, 140), np.uint8))  # no card
+    cv2.imwrite(str(ref / "Queen of Hearts.jpg"), p.faces["hearts/queen"][0])        # bad name
+    return ref
+
+
+def test_every_bad_photo_is_named_in_one_run_and_nothing_is_written(tmp_path, capsys):
+    ref = _folder(tmp_path)
+    assert enrol_main([str(tmp_path / "prof"), str(ref), "--deck", DECK]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert "3 of 8 photos cannot be enrolled" in err and "--skip-bad" in err
+    lines = err.splitlines()
+    hearts_8 = [ln for ln in lines if "hearts_8.jpg: not a readable image" in ln]
+    spades_9 = [ln for ln in lines if "spades_9.jpg: no card found" in ln]
+    name = [ln for ln in lines if "Queen of Hearts.jpg: not a card file name" in ln]
+    assert hearts_8 and spades_9 and name
+    assert "retake" in hearts_8[0] and "photograph the card alone" in spades_9[0] and "rename" in name[0]
+    assert not (tmp_path / "prof").exists()
+
+
+def test_skip_bad_enrols_the_rest_and_says_what_it_left_out(tmp_path, capsys):
+    ref = _folder(tmp_path)
+    assert enrol_main([str(tmp_path / "prof"), str(ref), "--deck", DECK, "--skip-bad"]) == 0
+    err = capsys.readouterr().err
+    skipped = [ln for ln in err.splitlines() if ln.startswith("skipped ")]
+    assert len(skipped) == 3 and any("spades_9.jpg" in ln for ln in skipped)
+    prof = Profile.load(tmp_path / "prof")
+    assert set(prof.cards) == set(GOOD)
+    assert len(prof.faces["hearts/queen"]) == 2           # both photos kept as faces of that card
+    assert "from 5 photos" in err and "hearts/8" in err.split("missing")[1]
+
+
+def _corner_twin(face: np.ndarray) -> np.ndarray:
+    """The same face with another corner index: a look-alike that only the corners separate."""
+    twin = face.copy()
+    h, w = twin.shape[:2]
+    for x0, y0 in ((4, 4), (w - 44, h - 34)):
+        cv2.rectangle(twin, (x0, y0), (x0 + 38, y0 + 30), (238, 242, 244), -1)
+        cv2.putText(twin, "9", (x0 + 6, y0 + 24), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (30, 30, 200), 2)
+    return twin
+
+
+def test_lookalikes_name_the_pair_and_the_photo_that_separates_them():
+    base = synthetic_profile(DECK)
+    faces = {c: base.faces[c] for c in ("hearts/7", "clubs/king", "diamonds/queen", "spades/ace")}
+    faces["hearts/9"] = [_corner_twin(base.faces["hearts/7"][0])]
+    prof = Profile(deck_id=DECK, faces=faces, aspect=base.aspect)
+    found = lookalikes(prof)
+    pairs = {(lk.a, lk.b) for lk in found}
+    assert ("hearts/7", "hearts/9") in pairs
+    assert not any("clubs/king" in pair for pair in pairs)
+    twin = next(lk for lk in found if (lk.a, lk.b) == ("hearts/7", "hearts/9"))
+    assert twin.where == "corner index" and "hearts_7.2.jpg" in twin.advice
+    assert "corner index" in str(twin)
+
+
+def test_difference_region_finds_pips_in_the_middle():
+    p = synthetic_profile(DECK)
+    face = p.faces["hearts/7"][0]
+    blotted = face.copy()
+    h, w = face.shape[:2]
+    cv2.circle(blotted, (w // 2, h // 2), w // 5, (30, 30, 200), -1)
+    assert difference_region(face, blotted) == "centre"
+    assert difference_region(face, _corner_twin(face)) == "corner index"
+
+
+def test_a_long_scan_with_a_picture_panel_is_enrolled_whole(tmp_path):
+    """Scans of narrow Italian cards (long/short 2.1) are tight crops: the court figure's panel
+    inside them is not the card."""
+    from vision.enrol import enrol, face_looks
+    ref = tmp_path / "scans"
+    ref.mkdir()
+    p = synthetic_profile("trevigiane-52")
+    for card in ("coins/king", "cups/knight", "swords/7"):
+        scan = cv2.resize(p.faces[card][0], (270, 564), interpolation=cv2.INTER_AREA)
+        cv2.imwrite(str(ref / f"{card.replace('/', '_')}.jpg"), scan)
+    rep = enrol(ref, "trevigiane-52")
+    assert set(rep.profile.cards) == {"coins/king", "cups/knight", "swords/7"} and not rep.suspect
+    assert abs(rep.profile.aspect - 564 / 270) < 0.05
+    assert all(face_looks(rep.profile.faces[c][0]) for c in rep.profile.cards)
