@@ -47,7 +47,10 @@ from vision.annotate import annotate  # noqa: E402
 from vision.decks import cards_of  # noqa: E402
 from vision.enrol import EnrolError, enrol  # noqa: E402
 from vision.finder import find_cards  # noqa: E402
+from vision.profile import Profile  # noqa: E402
 from vision.recognise import Recogniser  # noqa: E402
+
+REUSE = False   # --reuse: load the profiles a previous run enrolled (faster development runs)
 
 # Single-card Triestine photos and the card each shows, read by eye (trevigiane-52 ids:
 # the same Italian suits). Img210's label says Fante but the card reads CAVAL DI COPPE.
@@ -197,8 +200,11 @@ def inside(quad: np.ndarray, pt: tuple[float, float]) -> bool:
 
 
 def enrol_folder(photos: dict[str, Path], ref: Path, deck_id: str):
-    """Enrol ``photos`` (card id -> photo) as a club would: photos enrolment refuses or flags
-    are left out and listed. Returns the profile."""
+    """Enrol ``photos`` (card id -> photo) as a club would: photos enrolment refuses are left
+    out and listed. Returns the profile (kept beside ``ref`` and reused with --reuse)."""
+    saved = ref.with_name(ref.name + "-profile")
+    if REUSE and (saved / "profile.json").is_file():
+        return Profile.load(saved)
     shutil.rmtree(ref, ignore_errors=True)
     ref.mkdir(parents=True)
     for card, path in photos.items():
@@ -215,6 +221,7 @@ def enrol_folder(photos: dict[str, Path], ref: Path, deck_id: str):
             bad.unlink()
     if report.suspect:
         print(f"  enrol flags (kept): {' '.join(report.suspect)}")
+    report.profile.save(saved)
     return report.profile
 
 
@@ -332,7 +339,10 @@ def main(argv=None) -> int:
     ap.add_argument("--realdata", default=str(default_realdata()))
     ap.add_argument("--out", default="/tmp/cardtable-realdata")
     ap.add_argument("--sets", default=",".join(SETS), help=f"comma-separated, of {', '.join(SETS)}")
+    ap.add_argument("--reuse", action="store_true", help="reuse the profiles enrolled by a previous run")
     args = ap.parse_args(argv)
+    global REUSE
+    REUSE = args.reuse
     data, out = Path(args.realdata), Path(args.out)
     if not (data / "italian-triestine-photos" / "annotations.json").is_file():
         print(f"bench/vision_realdata.py: no real photos at {data} (see ../shared/realdata)", file=sys.stderr)
