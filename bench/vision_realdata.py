@@ -235,6 +235,8 @@ def save_failure(out: Path, name: str, img: np.ndarray, dets, note: str) -> None
 def deeppoker(folder: Path, out: Path) -> dict[str, Tally]:
     """One card per photo: enrol table-*-1.jpg, recognise table-*-{2,3,4}.jpg and peek-*.jpg."""
     rows = list(csv.DictReader((folder / "labels.csv").open()))
+    for r in rows:
+        r["card"] = DEEPPOKER_FIXES.get(r["file"], r["card"])
     deck = cards_of("french-52")
     enrolled = {r["card"]: folder / r["file"] for r in rows if r["file"].startswith("table-")
                 and r["file"].endswith("-1.jpg")}
@@ -265,7 +267,16 @@ def deeppoker(folder: Path, out: Path) -> dict[str, Tally]:
         if not ok or bad:
             why = f"want {r['card']}: " + ("WRONG " + ",".join(bad) if bad else "unsure" if dets else "missed")
             save_failure(out, f"deeppoker-{Path(f).stem}", img, dets, why)
+            if bad:
+                print(f"  {f}: {why}")
     return tallies
+
+
+# labels.csv rows whose photo shows another card, read by eye on the annotated pictures
+# (four court-card "-4" photos and two "-3" photos were swapped in the source data)
+DEEPPOKER_FIXES = {"table-clubs_king-4.jpg": "spades/king", "table-clubs_queen-4.jpg": "spades/queen",
+                   "table-hearts_king-4.jpg": "hearts/queen", "table-hearts_queen-4.jpg": "hearts/king",
+                   "table-spades_4-3.jpg": "spades/5", "table-spades_5-3.jpg": "spades/4"}
 
 
 BIDLY_RANK = {"A": "ace", "J": "jack", "Q": "queen", "K": "king"}

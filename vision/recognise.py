@@ -157,7 +157,9 @@ class Recogniser:
         conf = 1.0 / (1.0 + math.exp(-(DUEL_SLOPE * (m - DUEL_MARGIN) + math.log(0.7 / 0.3))))
         if score < DUEL_FACE_MIN:
             conf = min(conf, 0.5)
-        return _Answer(win, score, max(0.0, m), conf, best[win], top=top)
+        # a cell of the face that disagrees with the winner (an extra pip of an unenrolled
+        # card, another suit sign) vetoes it, however it fared against its rivals
+        return self._checked(desc, _Answer(win, score, max(0.0, m), conf, best[win], top=top), None)
 
     def _detection(self, quad: np.ndarray, a: _Answer) -> Detection:
         return Detection(np.asarray(quad, np.float32), None if a.card == BACK or a.confidence < self.threshold
