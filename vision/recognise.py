@@ -49,7 +49,9 @@ FIT_TRUST = 0.03
 NOT_A_CARD = 0.40          # a lone card-shaped region matching nothing this well is not a card
 # Naming by duels (vision.duel), measured on the tune half of bench/vision_realdata.py:
 DUEL_RIVALS = 4            # best cards by whole-face score that a named card must beat in duels
-DUEL_MARGIN = 0.12         # duel margin over every rival at which a card is named (confidence 0.7)
+DUEL_MARGIN = 0.2          # least duel margin over every rival to name a card (confidence 0.7): right
+#   readings of the deepPoker tune half had 0.15-1.7 (3 of 92 under 0.2); an unenrolled
+#   synthetic clubs/king read as spades/queen 0.125 (tests/vision/test_identify.py)
 DUEL_SLOPE = 20.0          # logistic slope of confidence against duel margin
 DUEL_FACE_MIN = 0.45       # whole-face score a card named by duels must also reach
 KP_UNSURE_INLIERS = 14     # keypoint inliers for reporting an unnamed card (below: likely noise)
@@ -207,19 +209,39 @@ class Recogniser:
         x0, y0 = (0, 0) if roi is None else (max(0, roi[0]), max(0, roi[1]))
         sub = image_bgr if roi is None else image_bgr[y0:y0 + roi[3], x0:x0 + roi[2]]
         kp = [(replace(d, quad=d.quad + np.float32([x0, y0])), a) for d, a in self._keypoint_cards(sub, allowed)]
-        kept = [d for d, _ in kp]
-        for d in out:       # a found card a keypoint card already explains is the same card
-            if not any(_inside(k.quad, d.quad.mean(axis=0)) for k in kept):
+        # one detection per card: a named reading before an unnamed one, keypoint cards
+        # (whose quad is the homography's) before the finder's at equal standing
+        kept: list[Detection] = []
+        for d in sorted([d for d, _ in kp] + out, key=lambda d: d.card is None):
+            if not any(_inside(k.quad, d.quad.mean(axis=0)) or _inside(d.quad, k.quad.mean(axis=0))
+                       for k in kept):
                 kept.append(d)
+        kept += self._leftovers(image_bgr, found, kept, allowed)
         return _one_per_card(kept)
 
+    def _leftovers(self, image, found: FindResult, kept: list[Detection], allowed) -> list[Detection]:
+        """Card-shaped regions no detection explains (e.g. a lone card the finder took for
+        part of a pile), fitted to their leading face and named by duels when they separate."""
+        out: list[Detection] = []
+        for cand in found.candidates:
+            c = cand.quad.mean(axis=0)
+            if any(_inside(d.quad, c) for d in kept + out):
+                continue
+            _, quad, _ = self._aligned_read(image, cand.quad, allowed)
+            a = self._decide(_face_crop(image, quad, self.profile.face_size), allowed)
+            if a.confidence >= self.threshold and a.card != BACK:
+                out.append(self._detection(quad, a))
+        return out
+
     def _rechecked(self, image, det: Detection, allowed) -> Detection:
-        """A finder detection named again by duels: a name the duels do not confirm is
-        withdrawn, an unnamed whole card the duels separate is named."""
+        """A finder detection named again by duels: a name the duels contradict is
+        withdrawn, an unnamed card the duels separate is named."""
         if not det.face_up:
             return det
         a = self._decide(_face_crop(image, det.quad, self.profile.face_size), allowed)
-        if det.card is not None and (a.card != det.card or a.confidence < self.threshold):
+        if det.card is not None and a.card == det.card and a.margin > 0:
+            return replace(det, top=a.top)      # both readings agree: the surer one stands
+        if det.card is not None:                # the duels favour another card: no guess
             return replace(det, card=None, confidence=min(det.confidence, a.confidence), top=a.top)
         if det.card is None and a.confidence >= self.threshold and a.card != BACK:
             return replace(det, card=a.card, confidence=a.confidence, margin=a.margin, top=a.top)
