@@ -35,7 +35,9 @@ def duel(face: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
     """How much better prepared ``face`` matches prepared ``a`` than ``b`` (−2..2) on the
     pixels where ``a`` and ``b`` differ most: > 0 favours ``a``."""
     d = np.abs(a - b)
-    cut = np.quantile(d, 1.0 - DIFF_SHARE)
+    flat = d.ravel()
+    k = int(flat.size * (1.0 - DIFF_SHARE))
+    cut = np.partition(flat, k)[k]        # the (1 - DIFF_SHARE) quantile, without a sort
     m = d >= max(cut, 1e-6)
     if m.sum() < 16:
         return 0.0
