@@ -213,7 +213,9 @@ class Recogniser:
         # (whose quad is the homography's) before the finder's at equal standing
         kept: list[Detection] = []
         for d in sorted([d for d, _ in kp] + out, key=lambda d: d.card is None):
-            if not any(_inside(k.quad, d.quad.mean(axis=0)) or _inside(d.quad, k.quad.mean(axis=0))
+            # the same card: each centre inside the other's quad (cards of a pile overlap
+            # too, but the top card's centre does not lie within the card it covers both ways)
+            if not any(_inside(k.quad, d.quad.mean(axis=0)) and _inside(d.quad, k.quad.mean(axis=0))
                        for k in kept):
                 kept.append(d)
         kept += self._leftovers(image_bgr, found, kept, allowed)
