@@ -1,4 +1,4 @@
-"""Vision I on real photographs: a development check, not part of the test suite.
+"""Vision on real photographs: a development check, not part of the test suite.
 
     python bench/vision_realdata.py [--realdata ../shared/realdata] [--out /tmp/cardtable-realdata]
 
@@ -28,11 +28,13 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
+import csv  # noqa: E402
 import json  # noqa: E402
 import shutil  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,9 +44,13 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from vision.annotate import annotate  # noqa: E402
+from vision.decks import cards_of  # noqa: E402
 from vision.enrol import EnrolError, enrol  # noqa: E402
 from vision.finder import find_cards  # noqa: E402
+from vision.profile import Profile  # noqa: E402
 from vision.recognise import Recogniser  # noqa: E402
+
+REUSE = False   # --reuse: load the profiles a previous run enrolled (faster development runs)
 
 # Single-card Triestine photos and the card each shows, read by eye (trevigiane-52 ids:
 # the same Italian suits). Img210's label says Fante but the card reads CAVAL DI COPPE.
@@ -160,13 +166,194 @@ def trentine(folder: Path, out: Path, rec: Recogniser) -> None:
         cv2.imwrite(str(out / f"trentine-{path.stem}.annotated.png"), annotate(img, dets))
     print(f"trentine: {named} cards named with a profile of another deck pattern; "
           f"{statistics.median(ms):.0f} ms median per 1080x1920 frame")
+# --- shared scoring -------------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    """Per set and half: how each labelled card came out, and the time per image."""
+
+    labelled: int = 0
+    found: int = 0       # a detection (named or not) covers the card
+    right: int = 0
+    wrong: int = 0       # a detection named another card there, or a card not in the photo
+    unsure: int = 0      # found, not named (or named only elsewhere)
+    missed: int = 0
+    ms: list[float] = field(default_factory=list)
+
+    def line(self, name: str) -> str:
+        n = max(1, self.labelled)
+        med = statistics.median(self.ms) if self.ms else 0.0
+        return (f"{name:34s} cards {self.labelled:4d}  found {self.found:4d}  right {self.right:4d} "
+                f"({100 * self.right / n:5.1f} %)  wrong {self.wrong:3d}  unsure {self.unsure:4d}  "
+                f"missed {self.missed:4d}  {med:6.0f} ms/image")
+
+
+def half_of(card: str, deck: tuple[str, ...]) -> str:
+    """'tune' for even-indexed cards of the deck, 'report' for odd ones (parameters are chosen
+    on the first half and the second is reported, so no set is tuned to)."""
+    return "tune" if deck.index(card) % 2 == 0 else "report"
+
+
+def inside(quad: np.ndarray, pt: tuple[float, float]) -> bool:
+    return cv2.pointPolygonTest(np.asarray(quad, np.float32).reshape(-1, 1, 2), pt, False) >= 0
+
+
+def enrol_folder(photos: dict[str, Path], ref: Path, deck_id: str):
+    """Enrol ``photos`` (card id -> photo) as a club would: photos enrolment refuses are left
+    out and listed. Returns the profile (kept beside ``ref`` and reused with --reuse)."""
+    saved = ref.with_name(ref.name + "-profile")
+    if REUSE and (saved / "profile.json").is_file():
+        return Profile.load(saved)
+    shutil.rmtree(ref, ignore_errors=True)
+    ref.mkdir(parents=True)
+    for card, path in photos.items():
+        shutil.copy(path, ref / f"{card.replace('/', '_')}{path.suffix.lower()}")
+    while True:
+        try:
+            report = enrol(ref, deck_id)
+            break
+        except EnrolError as exc:
+            bad = ref / str(exc).split(":")[0]
+            if not bad.is_file():
+                raise
+            print(f"  enrol refused {bad.name}: {str(exc).split(':', 1)[1].strip()[:90]}")
+            bad.unlink()
+    if report.suspect:
+        print(f"  enrol flags (kept): {' '.join(report.suspect)}")
+    report.profile.save(saved)
+    return report.profile
+
+
+def save_failure(out: Path, name: str, img: np.ndarray, dets, note: str) -> None:
+    pic = annotate(img, dets)
+    cv2.putText(pic, note, (8, 24), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0, 0, 0), 4, cv2.LINE_AA)
+    cv2.putText(pic, note, (8, 24), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0, 255, 255), 2, cv2.LINE_AA)
+    cv2.imwrite(str(out / f"FAIL-{name}.png"), pic)
+
+
+def deeppoker(folder: Path, out: Path) -> dict[str, Tally]:
+    """One card per photo: enrol table-*-1.jpg, recognise table-*-{2,3,4}.jpg and peek-*.jpg."""
+    rows = list(csv.DictReader((folder / "labels.csv").open()))
+    for r in rows:
+        r["card"] = DEEPPOKER_FIXES.get(r["file"], r["card"])
+    deck = cards_of("french-52")
+    enrolled = {r["card"]: folder / r["file"] for r in rows if r["file"].startswith("table-")
+                and r["file"].endswith("-1.jpg")}
+    profile = enrol_folder(enrolled, out / "deeppoker-enrol", "french-52")
+    print(f"  deepPoker: enrolled {len(profile.faces)} of {len(enrolled)} cards")
+    rec = Recogniser(profile)
+    tallies: dict[str, Tally] = {}
+    for r in rows:
+        f = r["file"]
+        kind = "table" if f.startswith("table-") and not f.endswith("-1.jpg") else \
+            "peek" if f.startswith("peek-") else None
+        if kind is None:
+            continue
+        t = tallies.setdefault(f"deepPoker {kind} {half_of(r['card'], deck)}", Tally())
+        img = cv2.imread(str(folder / f))
+        t0 = time.perf_counter()
+        dets = rec.recognise(img)
+        t.ms.append((time.perf_counter() - t0) * 1000)
+        t.labelled += 1
+        named = [d.card for d in dets if d.card is not None]
+        t.found += bool(dets)
+        ok = r["card"] in named
+        bad = [c for c in named if c != r["card"]]
+        t.right += ok
+        t.wrong += bool(bad)
+        t.unsure += bool(dets) and not ok and not bad
+        t.missed += not dets
+        if not ok or bad:
+            why = f"want {r['card']}: " + ("WRONG " + ",".join(bad) if bad else "unsure" if dets else "missed")
+            save_failure(out, f"deeppoker-{Path(f).stem}", img, dets, why)
+            if bad:
+                print(f"  {f}: {why}")
+    return tallies
+
+
+# labels.csv rows whose photo shows another card, read by eye on the annotated pictures
+# (four court-card "-4" photos and two "-3" photos were swapped in the source data)
+DEEPPOKER_FIXES = {"table-clubs_king-4.jpg": "spades/king", "table-clubs_queen-4.jpg": "spades/queen",
+                   "table-hearts_king-4.jpg": "hearts/queen", "table-hearts_queen-4.jpg": "hearts/king",
+                   "table-spades_4-3.jpg": "spades/5", "table-spades_5-3.jpg": "spades/4"}
+
+
+BIDLY_RANK = {"A": "ace", "J": "jack", "Q": "queen", "K": "king"}
+BIDLY_SUIT = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
+
+
+def bidly_card(name: str) -> str:
+    """``10h`` -> ``hearts/10``; ``Qs`` -> ``spades/queen``."""
+    rank, suit = name[:-1], name[-1].lower()
+    return f"{BIDLY_SUIT[suit]}/{BIDLY_RANK.get(rank.upper(), rank)}"
+
+
+def bidly(folder: Path, out: Path) -> dict[str, Tally]:
+    """Deals fanned into hands: a labelled card is named when a detection with its id covers
+    one of its corner boxes' centres; a named card not labelled in the deal is wrong."""
+    deck = cards_of("french-52")
+    singles = {bidly_card(p.stem): p for p in sorted((folder / "singles").glob("*.jpg"))}
+    profile = enrol_folder(singles, out / "bidly-enrol", "french-52")
+    print(f"  bidly: enrolled {len(profile.faces)} of {len(singles)} cards")
+    rec = Recogniser(profile)
+    tallies = {h: Tally() for h in (f"bidly deals {x}" for x in ("tune", "report"))}
+    for path in sorted(folder.glob("deal*-md-sq.jpg")):
+        img = cv2.imread(str(path))
+        h, w = img.shape[:2]
+        labels = json.loads((folder / f"{path.stem}-net1280-labels.json").read_text())
+        centres: dict[str, list[tuple[float, float]]] = {}
+        for lab in labels:
+            rc = lab["relative_coordinates"]
+            centres.setdefault(bidly_card(lab["name"]), []).append((rc["center_x"] * w, rc["center_y"] * h))
+        t0 = time.perf_counter()
+        dets = rec.recognise(img)
+        ms = (time.perf_counter() - t0) * 1000
+        for x in tallies.values():
+            x.ms.append(ms)
+        notes = []
+        for card, pts in centres.items():
+            t = tallies[f"bidly deals {half_of(card, deck)}"]
+            t.labelled += 1
+            cover = [d for d in dets if any(inside(d.quad, p) for p in pts)]
+            ok = any(d.card == card for d in cover)
+            t.found += bool(cover)
+            t.right += ok
+            t.unsure += bool(cover) and not ok
+            t.missed += not cover
+            if not ok:
+                notes.append(f"{card}:{'unsure' if cover else 'missed'}")
+        for d in dets:
+            if d.card is not None and d.card not in centres:
+                tallies[f"bidly deals {half_of(d.card, deck)}"].wrong += 1
+                notes.append(f"WRONG {d.card}")
+                print(f"  {path.name}: named {d.card} ({d.confidence:.2f}), not in this deal: WRONG")
+        if notes:
+            save_failure(out, f"bidly-{path.stem}", img, dets, f"{len(notes)} failures")
+            print(f"  {path.name}: " + " ".join(notes))
+    return tallies
+
+
+def default_realdata() -> Path:
+    """../shared/realdata beside the checkout (or beside the worktrees' folder)."""
+    for base in (ROOT.parent, ROOT.parent.parent):
+        if (base / "shared" / "realdata").is_dir():
+            return base / "shared" / "realdata"
+    return ROOT.parent / "shared" / "realdata"
+
+
+SETS = ("deeppoker", "bidly", "italian")
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="bench/vision_realdata.py")
-    ap.add_argument("--realdata", default=str(ROOT.parent / "shared" / "realdata"))
+    ap.add_argument("--realdata", default=str(default_realdata()))
     ap.add_argument("--out", default="/tmp/cardtable-realdata")
+    ap.add_argument("--sets", default=",".join(SETS), help=f"comma-separated, of {', '.join(SETS)}")
+    ap.add_argument("--reuse", action="store_true", help="reuse the profiles enrolled by a previous run")
     args = ap.parse_args(argv)
+    global REUSE
+    REUSE = args.reuse
     data, out = Path(args.realdata), Path(args.out)
     if not (data / "italian-triestine-photos" / "annotations.json").is_file():
         print(f"bench/vision_realdata.py: no real photos at {data} (see ../shared/realdata)", file=sys.stderr)
@@ -175,9 +362,21 @@ def main(argv=None) -> int:
         print("bench/vision_realdata.py: --out must lie outside the repository", file=sys.stderr)
         return 1
     out.mkdir(parents=True, exist_ok=True)
-    rec = triestine(data / "italian-triestine-photos", out)
-    trentine(data / "italian-trentine-overhead", out, rec)
-    print(f"annotated images in {out}")
+    for old in out.glob("FAIL-*.png"):
+        old.unlink()
+    sets = set(args.sets.split(","))
+    tallies: dict[str, Tally] = {}
+    if "deeppoker" in sets:
+        tallies |= deeppoker(data / "french-deeppoker-singles", out)
+    if "bidly" in sets:
+        tallies |= bidly(data / "french-bidly-deals", out)
+    if "italian" in sets:
+        rec = triestine(data / "italian-triestine-photos", out)
+        trentine(data / "italian-trentine-overhead", out, rec)
+    print("\nper set, parameters chosen on the 'tune' half, 'report' half held out:")
+    for name in sorted(tallies):
+        print(tallies[name].line(name))
+    print(f"annotated images in {out} (failures: FAIL-*.png)")
     return 0
 
 

@@ -18,8 +18,12 @@ from typing import Collection
 import cv2
 import numpy as np
 
+import math
+
 from vision import align
 from vision import confidence as conf_mod
+from vision import duel as duel_mod
+from vision import keypoints as kp_mod
 from vision.features import FINE, INNER, Descriptor, TemplateBank, describe
 from vision.finder import Candidate, FindResult, find_cards
 from vision.geometry import face_corners, quad_sides, warp_face
@@ -43,6 +47,14 @@ FIT_FLOOR = 0.4            # a pile rectangle matching its best card less than t
 PILE_PARTIAL = 0.85
 FIT_TRUST = 0.03
 NOT_A_CARD = 0.40          # a lone card-shaped region matching nothing this well is not a card
+# Naming by duels (vision.duel), measured on the tune half of bench/vision_realdata.py:
+DUEL_RIVALS = 4            # best cards by whole-face score that a named card must beat in duels
+DUEL_MARGIN = 0.2          # least duel margin over every rival to name a card (confidence 0.7): right
+#   readings of the deepPoker tune half had 0.15-1.7 (3 of 92 under 0.2); an unenrolled
+#   synthetic clubs/king read as spades/queen 0.125 (tests/vision/test_identify.py)
+DUEL_SLOPE = 20.0          # logistic slope of confidence against duel margin
+DUEL_FACE_MIN = 0.45       # whole-face score a card named by duels must also reach
+KP_UNSURE_INLIERS = 14     # keypoint inliers for reporting an unnamed card (below: likely noise)
 
 
 @dataclass(frozen=True)
@@ -52,6 +64,7 @@ class Detection:
     face_up: bool
     confidence: float    # calibrated 0..1
     margin: float        # score margin over the runner-up (0..1)
+    top: tuple = ()      # ((card, whole-face score), ...) of the leading contenders, best first
 
 
 @dataclass(frozen=True)
@@ -61,6 +74,7 @@ class _Answer:
     margin: float
     confidence: float
     index: int = -1      # the winning template (card and orientation) in the bank
+    top: tuple = ()      # (card, score) of the leading contenders, for annotation
     runner_index: int = -1   # the best template of any other card
     worst_cell: float = 1.0  # agreement with the named card in the worst-matching cell
 
@@ -86,6 +100,20 @@ class Recogniser:
             self.align_templates += [t, np.ascontiguousarray(t[::-1, ::-1])]
         self.coef = tuple(profile.calibration) if profile.calibration else conf_mod.DEFAULT
         self._known: np.ndarray | None = None   # templates that exist (calibration hides some)
+        self._labels, self._faces = labels, faces
+        self._kp: kp_mod.KeypointIndex | None = None
+        # duel-ready faces in the bank's order (each face at 0° and 180°)
+        self._prep = []
+        for img in faces:
+            d = duel_mod.prepare(cv2.resize(img, profile.face_size, interpolation=cv2.INTER_AREA))
+            self._prep += [d, np.ascontiguousarray(d[::-1, ::-1])]
+
+    @property
+    def keypoints(self) -> kp_mod.KeypointIndex:
+        """The enrolled faces' keypoint index, built on first use (identify() needs none)."""
+        if self._kp is None:
+            self._kp = kp_mod.KeypointIndex(self._labels, self._faces)
+        return self._kp
 
     # -- identification -------------------------------------------------------------
     def _allowed(self, candidates: Collection[str] | None) -> np.ndarray | None:
@@ -101,6 +129,58 @@ class Recogniser:
         # another card (ruled out or not) explaining the face about as well: no answer
         conf = conf_mod.confidence(m.score, margin, self.coef) if margin >= MIN_MARGIN else 0.0
         return _Answer(m.card, m.score, margin, conf, m.index, m.runner_index)
+
+    def _decide(self, face_bgr: np.ndarray, allowed) -> _Answer:
+        """Name a straightened face by duels among the best cards on the whole face.
+
+        The card named must beat each of the DUEL_RIVALS best other cards (allowed or not)
+        on the pixels where the two differ; its confidence grows with the smallest of
+        those margins. Otherwise ``card`` is the leader with confidence below threshold.
+        """
+        desc = describe(face_bgr)
+        s = self.bank.scores(desc)
+        if self._known is not None:
+            s = np.where(self._known, s, -2.0)
+        best: dict[str, int] = {}
+        for i in np.argsort(-s):
+            best.setdefault(str(self.bank.labels[i]), int(i))
+            if len(best) > DUEL_RIVALS:
+                break
+        cards = list(best)
+        f = duel_mod.prepare(cv2.resize(face_bgr, self.profile.face_size, interpolation=cv2.INTER_AREA))
+        margins = {c: min((duel_mod.duel(f, self._prep[best[c]], self._prep[best[o]])
+                           for o in cards if o != c), default=1.0) for c in cards}
+        ok = [c for c in cards if allowed is None or allowed[best[c]]]
+        top = tuple((c, float(s[best[c]])) for c in cards[:3])
+        if not ok:
+            return _Answer(cards[0], float(s[best[cards[0]]]), 0.0, 0.0, best[cards[0]], top=top)
+        win = max(ok, key=lambda c: margins[c])
+        m, score = margins[win], float(s[best[win]])
+        conf = 1.0 / (1.0 + math.exp(-(DUEL_SLOPE * (m - DUEL_MARGIN) + math.log(0.7 / 0.3))))
+        if score < DUEL_FACE_MIN:
+            conf = min(conf, 0.5)
+        # a cell of the face that disagrees with the winner (an extra pip of an unenrolled
+        # card, another suit sign) vetoes it, however it fared against its rivals
+        return self._checked(desc, _Answer(win, score, max(0.0, m), conf, best[win], top=top), None)
+
+    def _detection(self, quad: np.ndarray, a: _Answer) -> Detection:
+        return Detection(np.asarray(quad, np.float32), None if a.card == BACK or a.confidence < self.threshold
+                         else a.card, a.card != BACK, a.confidence, a.margin, a.top)
+
+    def _keypoint_cards(self, image, allowed) -> list[tuple[Detection, _Answer]]:
+        """Cards proposed by keypoint homographies, each named by duels (or unnamed)."""
+        out: list[tuple[Detection, _Answer]] = []
+        for h in self.keypoints.propose(image):
+            short, _ = quad_sides(h.quad)
+            c = h.quad.mean(axis=0)
+            if any(np.linalg.norm(d.quad.mean(axis=0) - c) < 0.3 * short for d, _ in out):
+                continue
+            a = self._decide(kp_mod.warp_from(image, h.homography, self.profile.face_size), allowed)
+            named = a.confidence >= self.threshold
+            if not named and (h.inliers < KP_UNSURE_INLIERS or a.score < NOT_A_CARD):
+                continue
+            out.append((self._detection(h.quad, a), a))
+        return out
 
     def identify(self, face_bgr: np.ndarray, candidates: Collection[str] | None = None
                  ) -> tuple[str | None, float, float]:
@@ -125,7 +205,49 @@ class Recogniser:
                 if det is not None:
                     out.append(det)
         out += self._piles(image_bgr, found, allowed, roi)
-        return _one_per_card(out)
+        out = [self._rechecked(image_bgr, d, allowed) for d in out]
+        x0, y0 = (0, 0) if roi is None else (max(0, roi[0]), max(0, roi[1]))
+        sub = image_bgr if roi is None else image_bgr[y0:y0 + roi[3], x0:x0 + roi[2]]
+        kp = [(replace(d, quad=d.quad + np.float32([x0, y0])), a) for d, a in self._keypoint_cards(sub, allowed)]
+        # one detection per card: a named reading before an unnamed one, keypoint cards
+        # (whose quad is the homography's) before the finder's at equal standing
+        kept: list[Detection] = []
+        for d in sorted([d for d, _ in kp] + out, key=lambda d: d.card is None):
+            # the same card: each centre inside the other's quad (cards of a pile overlap
+            # too, but the top card's centre does not lie within the card it covers both ways)
+            if not any(_inside(k.quad, d.quad.mean(axis=0)) and _inside(d.quad, k.quad.mean(axis=0))
+                       for k in kept):
+                kept.append(d)
+        kept += self._leftovers(image_bgr, found, kept, allowed)
+        return _one_per_card(kept)
+
+    def _leftovers(self, image, found: FindResult, kept: list[Detection], allowed) -> list[Detection]:
+        """Card-shaped regions no detection explains (e.g. a lone card the finder took for
+        part of a pile), fitted to their leading face and named by duels when they separate."""
+        out: list[Detection] = []
+        for cand in found.candidates:
+            c = cand.quad.mean(axis=0)
+            if any(_inside(d.quad, c) for d in kept + out):
+                continue
+            _, quad, _ = self._aligned_read(image, cand.quad, allowed)
+            a = self._decide(_face_crop(image, quad, self.profile.face_size), allowed)
+            if a.confidence >= self.threshold and a.card != BACK:
+                out.append(self._detection(quad, a))
+        return out
+
+    def _rechecked(self, image, det: Detection, allowed) -> Detection:
+        """A finder detection named again by duels: a name the duels contradict is
+        withdrawn, an unnamed card the duels separate is named."""
+        if not det.face_up:
+            return det
+        a = self._decide(_face_crop(image, det.quad, self.profile.face_size), allowed)
+        if det.card is not None and a.card == det.card and a.margin > 0:
+            return replace(det, top=a.top)      # both readings agree: the surer one stands
+        if det.card is not None:                # the duels favour another card: no guess
+            return replace(det, card=None, confidence=min(det.confidence, a.confidence), top=a.top)
+        if det.card is None and a.confidence >= self.threshold and a.card != BACK:
+            return replace(det, card=a.card, confidence=a.confidence, margin=a.margin, top=a.top)
+        return replace(det, top=a.top)
 
     def _piles(self, image, found: FindResult, allowed, roi) -> list[Detection]:
         """The cards of piles, chosen among the finder's rectangles by identification.
@@ -346,6 +468,11 @@ def _clash(p: _Piece, det: Detection, short: float) -> bool:
     if np.linalg.norm(p.quad.mean(axis=0) - det.quad.mean(axis=0)) < 0.3 * short:
         return True
     return det.card is not None and p.answer is not None and p.answer.card == det.card
+
+
+def _inside(quad: np.ndarray, pt: np.ndarray) -> bool:
+    return cv2.pointPolygonTest(np.asarray(quad, np.float32).reshape(-1, 1, 2),
+                                (float(pt[0]), float(pt[1])), False) >= 0
 
 
 def _one_per_card(dets: list[Detection]) -> list[Detection]:

@@ -1,0 +1,79 @@
+"""Keypoint finding and duel naming on generated images (no ../shared photos).
+
+A face of the synthetic profile is photographed by the test itself: warped with
+perspective onto a textured table or filling the whole image (a tight crop), with noise.
+"""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import duel
+from vision.keypoints import KeypointIndex
+from vision.profile import Profile
+from vision.recognise import Recogniser
+from vision.synthetic import synthetic_profile
+
+
+@pytest.fixture(scope="module")
+def profile() -> Profile:
+    return synthetic_profile("french-52")
+
+
+def _photo(face: np.ndarray, quad: np.ndarray, size: tuple[int, int], seed: int) -> np.ndarray:
+    """``face`` warped onto ``quad`` of a noisy, textured (table-independent) background."""
+    rng = np.random.default_rng(seed)
+    w, h = size
+    bg = cv2.resize(rng.integers(0, 255, (h // 16 + 1, w // 16 + 1, 3), dtype=np.uint8), (w, h),
+                    interpolation=cv2.INTER_CUBIC)
+    fh, fw = face.shape[:2]
+    m = cv2.getPerspectiveTransform(np.float32([[0, 0], [fw - 1, 0], [fw - 1, fh - 1], [0, fh - 1]]),
+                                    np.float32(quad))
+    card = cv2.warpPerspective(face, m, (w, h), flags=cv2.INTER_LINEAR)
+    mask = cv2.warpPerspective(np.full((fh, fw), 255, np.uint8), m, (w, h))
+    img = np.where(mask[..., None] > 127, card, bg).astype(np.float32)
+    img += rng.normal(0, 4.0, img.shape)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def test_keypoint_homography_gives_card_and_pose(profile):
+    face = cv2.resize(profile.faces["hearts/king"][0], None, fx=2, fy=2)
+    quad = np.float32([[420, 140], [700, 190], [660, 600], [360, 560]])     # oblique, rotated
+    img = _photo(face, quad, (1000, 720), seed=1)
+    labels = [c for c in profile.faces for _ in profile.faces[c]]
+    faces = [f for c in profile.faces for f in profile.faces[c]]
+    hyps = KeypointIndex(labels, faces).propose(img)
+    assert hyps and hyps[0].card == "hearts/king"
+    err = np.linalg.norm(hyps[0].quad - quad, axis=1).max()
+    assert err < 12, hyps[0].quad
+
+
+def test_tight_crop_is_named(profile):
+    face = cv2.resize(profile.faces["spades/queen"][0], None, fx=3, fy=3)
+    h, w = face.shape[:2]
+    quad = np.float32([[-6, -4], [w + 5, 3], [w + 2, h + 6], [2, h - 3]])   # card edges cut off
+    img = _photo(face, quad, (w, h), seed=2)
+    dets = Recogniser(profile).recognise(img)
+    assert [d.card for d in dets if d.card] == ["spades/queen"], [(d.card, d.confidence) for d in dets]
+
+
+def test_unenrolled_card_is_never_named(profile):
+    faces = {c: f for c, f in profile.faces.items() if c != "clubs/jack"}
+    rec = Recogniser(Profile(profile.deck_id, faces, profile.aspect))
+    face = cv2.resize(profile.faces["clubs/jack"][0], None, fx=2, fy=2)
+    quad = np.float32([[400, 150], [680, 180], [650, 590], [370, 560]])
+    dets = rec.recognise(_photo(face, quad, (1000, 720), seed=3))
+    assert all(d.card is None for d in dets), [(d.card, d.confidence) for d in dets]
+    assert len(dets) <= 1
+
+
+def test_duel_prefers_the_card_shown_over_its_look_alike(profile):
+    size = profile.face_size
+    a = duel.prepare(cv2.resize(profile.faces["clubs/7"][0], size))
+    b = duel.prepare(cv2.resize(profile.faces["spades/7"][0], size))
+    rng = np.random.default_rng(4)
+    seen = profile.faces["clubs/7"][0].astype(np.float32) * 0.8 + 30 + rng.normal(0, 6, profile.faces["clubs/7"][0].shape)
+    f = duel.prepare(cv2.resize(np.clip(seen, 0, 255).astype(np.uint8), size))
+    assert duel.duel(f, a, b) > 0.1
+    assert duel.duel(f, b, a) < -0.1

@@ -1,0 +1,172 @@
+"""Finding cards by local features matched to the enrolled faces.
+
+A RANSAC homography from an enrolled face's keypoints to the image gives the card *and* its
+pose at once, whatever the table, however much of the card is covered and even when the card
+fills the whole image (where there is no outline to find). It complements the shape finder
+(vision.finder), which covers plain low-pip cards that have few distinctive keypoints.
+
+SIFT is used (in OpenCV's main module since 4.4; no GPU needed): on the real deepPoker
+photos it found more cards than ORB at the same cost of matching against a shared index.
+Descriptors of the faces are computed once, at Recogniser construction, from Profile.faces.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.geometry import face_corners, order_quad, quad_sides
+
+# Faces are stored 160 px wide (vision.profile); upscaled by this before describing so that
+# pips and corner indices give keypoints at the scale cards appear in photos.
+FACE_UPSCALE = 2.0
+FACE_FEATURES = 600        # keypoints kept per enrolled face (strongest first)
+IMAGE_FEATURES = 4000      # keypoints kept per image
+MAX_SIDE = 1400            # an image is described at most this many pixels on its long side
+NEIGHBOURS = 6             # nearest face descriptors looked up per image keypoint
+NEAR_BEST = 1.2            # a neighbour this much farther than the nearest still counts as a match
+# SIFT descriptor distance (L2, OpenCV's 512-scaled descriptors) above which a match is noise:
+# on deepPoker table photos, background texture matched court faces at 250-350, card
+# features their own face below 220 (bench/vision_realdata.py, tune half; /tmp probe)
+MAX_DISTANCE = 220.0
+RANSAC_PX = 0.004          # reprojection tolerance, share of the image's long side
+SHORTLIST = 8              # cards (by votes) whose homography is tried
+MIN_VOTES = 6              # fewer near-best matches to a card than this: not tried
+MIN_INLIERS = 10           # RANSAC inliers for a hypothesis (random ones reach 8-9; vision_realdata tune half)
+MAX_SKEW = 0.45            # |log| of the quad's side ratio over the deck's (oblique views allowed)
+MIN_SHORT = 20.0           # pixels: a smaller card is not believed (noise homography)
+MIN_SPREAD = 0.04          # inliers must cover this share of the face (not one pip's corner)
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """A card proposed by keypoints: which enrolled face, where, and how well supported."""
+
+    face: int              # index into the faces given to KeypointIndex
+    card: str
+    quad: np.ndarray       # (4, 2) float32 image pixels, the face's corners in face order
+    homography: np.ndarray  # 3x3, face pixels -> image pixels
+    inliers: int
+    spread: float          # share of the face covered by the inliers' convex hull
+
+
+def _sift(features: int):
+    return cv2.SIFT_create(nfeatures=features)
+
+
+class KeypointIndex:
+    """All enrolled faces' SIFT descriptors in one FLANN index, labelled by face."""
+
+    def __init__(self, labels: list[str], faces: list[np.ndarray]):
+        self.labels = list(labels)
+        self.size = (faces[0].shape[1], faces[0].shape[0])   # (w, h) face pixels
+        sift = _sift(FACE_FEATURES)
+        pts, descs, owner = [], [], []
+        for i, face in enumerate(faces):
+            g = face if face.ndim == 2 else cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
+            g = cv2.resize(g, None, fx=FACE_UPSCALE, fy=FACE_UPSCALE, interpolation=cv2.INTER_CUBIC)
+            kp, d = sift.detectAndCompute(g, None)
+            if d is None:
+                continue
+            pts.append(np.float32([k.pt for k in kp]) / FACE_UPSCALE)
+            descs.append(d)
+            owner.append(np.full(len(kp), i, np.int32))
+        self.sift = _sift(IMAGE_FEATURES)
+        self.empty = not descs
+        if self.empty:
+            return
+        self.pts = np.concatenate(pts)
+        self.owner = np.concatenate(owner)
+        self.descs = np.concatenate(descs).astype(np.float32)
+        self.matcher = cv2.FlannBasedMatcher({"algorithm": 1, "trees": 4}, {"checks": 48})
+        self.matcher.add([self.descs])
+        self.matcher.train()
+
+    def propose(self, image_bgr: np.ndarray, allowed: set[str] | None = None) -> list[Hypothesis]:
+        """Card hypotheses in the image, best supported first (at most one per face)."""
+        if self.empty:
+            return []
+        g = image_bgr if image_bgr.ndim == 2 else cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
+        f = min(1.0, MAX_SIDE / max(g.shape[:2]))
+        if f < 1.0:
+            g = cv2.resize(g, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+        kp, d = self.sift.detectAndCompute(g, None)
+        if d is None or len(kp) < MIN_INLIERS:
+            return []
+        q_pts = np.float32([k.pt for k in kp]) / f
+        knn = self.matcher.knnMatch(d.astype(np.float32), k=NEIGHBOURS)
+        qi, ti = [], []
+        for m in knn:
+            if not m:
+                continue
+            best = m[0].distance
+            for n in m:
+                if n.distance <= NEAR_BEST * best + 1e-6 and n.distance < MAX_DISTANCE:
+                    qi.append(n.queryIdx)
+                    ti.append(n.trainIdx)
+        if not qi:
+            return []
+        qi, ti = np.array(qi), np.array(ti)
+        face_of = self.owner[ti]
+        votes = np.bincount(face_of, minlength=len(self.labels))
+        out = []
+        for face in np.argsort(-votes)[:SHORTLIST]:
+            if votes[face] < MIN_VOTES:
+                break
+            if allowed is not None and self.labels[face] not in allowed:
+                continue
+            h = self._fit(int(face), q_pts[qi[face_of == face]], self.pts[ti[face_of == face]],
+                          RANSAC_PX * max(image_bgr.shape[:2]))
+            if h is not None:
+                out.append(h)
+        return sorted(out, key=lambda h: -h.inliers)
+
+    def _fit(self, face: int, img_pts: np.ndarray, face_pts: np.ndarray, tol: float
+             ) -> Hypothesis | None:
+        if len(img_pts) < MIN_INLIERS:
+            return None
+        H, mask = cv2.findHomography(face_pts, img_pts, cv2.RANSAC, max(2.0, tol), maxIters=1000)
+        if H is None:
+            return None
+        inl = mask.ravel().astype(bool)
+        # one image keypoint may have been matched to two pips: count it once
+        n = len({tuple(p) for p in np.round(img_pts[inl]).astype(int)})
+        if n < MIN_INLIERS:
+            return None
+        w, h = self.size
+        quad = cv2.perspectiveTransform(face_corners(w, h).reshape(-1, 1, 2), H).reshape(4, 2)
+        if not _plausible(quad, w, h):
+            return None
+        hull = cv2.convexHull(face_pts[inl].reshape(-1, 1, 2).astype(np.float32))
+        spread = float(cv2.contourArea(hull)) / (w * h)
+        if spread < MIN_SPREAD:
+            return None
+        return Hypothesis(face, self.labels[face], quad.astype(np.float32), H, n, spread)
+
+
+def _plausible(quad: np.ndarray, w: int, h: int) -> bool:
+    """A convex, card-shaped quad of sensible size (a bad homography folds or stretches)."""
+    if not np.isfinite(quad).all():
+        return False
+    if not cv2.isContourConvex(quad.reshape(-1, 1, 2).astype(np.float32)):
+        return False
+    short, long = quad_sides(order_quad(quad))
+    if short < MIN_SHORT:
+        return False
+    return abs(np.log(long / max(short, 1e-6) / (h / w))) <= MAX_SKEW
+
+
+def warp_from(image: np.ndarray, homography: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The image straightened to face ``size`` through a face->image homography, shrinking
+    first with area averaging when the card is much larger than the face (no aliasing)."""
+    w, h = size
+    quad = cv2.perspectiveTransform(face_corners(w, h).reshape(-1, 1, 2), homography).reshape(4, 2)
+    _, long = quad_sides(quad)
+    f = min(1.0, 2.0 * h / max(long, 1.0))
+    H = homography
+    if f < 0.9:
+        image = cv2.resize(image, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+        H = np.diag([f, f, 1.0]) @ homography
+    return cv2.warpPerspective(image, H, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
