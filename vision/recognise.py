@@ -208,7 +208,9 @@ class Recogniser:
         out = [self._rechecked(image_bgr, d, allowed) for d in out]
         x0, y0 = (0, 0) if roi is None else (max(0, roi[0]), max(0, roi[1]))
         sub = image_bgr if roi is None else image_bgr[y0:y0 + roi[3], x0:x0 + roi[2]]
-        kp = [(replace(d, quad=d.quad + np.float32([x0, y0])), a) for d, a in self._keypoint_cards(sub, allowed)]
+        kp = []
+        if roi is None or not _all_named(out):
+            kp = [(replace(d, quad=d.quad + np.float32([x0, y0])), a) for d, a in self._keypoint_cards(sub, allowed)]
         # one detection per card: a named reading before an unnamed one, keypoint cards
         # (whose quad is the homography's) before the finder's at equal standing
         kept: list[Detection] = []
@@ -468,6 +470,17 @@ def _clash(p: _Piece, det: Detection, short: float) -> bool:
     if np.linalg.norm(p.quad.mean(axis=0) - det.quad.mean(axis=0)) < 0.3 * short:
         return True
     return det.card is not None and p.answer is not None and p.answer.card == det.card
+
+
+def _all_named(dets: list[Detection]) -> bool:
+    """True when the shape path found cards in a region and named every face-up one.
+
+    The live table (``roi``: the region where a change settled) then skips the keypoint
+    stage: SIFT on the region cost 117 ms median CPU on the frame that names a card against
+    34 ms without it (bench/vision_live.py --quick, one x86 core), and it adds nothing
+    where every card is already named. A region with an unnamed card, or none found, still
+    gets it: that is where real tables defeat the shape finder. Whole stills always do."""
+    return bool(dets) and all(d.card is not None for d in dets if d.face_up)
 
 
 def _inside(quad: np.ndarray, pt: np.ndarray) -> bool:

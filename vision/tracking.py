@@ -105,6 +105,9 @@ class TableWatcher:
         self.source = source
         self.calibration = calibration
         self.recogniser = recogniser
+        # Build the keypoint index now (~1 s once), not on the first card the shape path
+        # leaves unnamed, where it would stall the frame loop (bench/vision_live.py max).
+        getattr(recogniser, "keypoints", None)
         self._candidates = candidates
         self.still_frames = max(1, int(still_frames))
         self.confirm_attempts = max(1, int(confirm_attempts))
