@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -54,6 +55,22 @@ def _config_json(url: str) -> dict:
         return json.loads(r.read())
 
 
+
+def _serving_port(asked: int, log_path: Path, timeout: float = 60.0) -> int:
+    """The port the demo serves on: the one asked for, or the free one it names when another
+    test took that port between free_port() and the demo's bind (xdist workers race)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", asked)) == 0 and "is busy" not in log_path.read_text():
+                return asked
+        m = re.search(r"web port \d+ is busy; the scoreboard is on http://[^:]+:(\d+)/", log_path.read_text())
+        if m:
+            wait_port(int(m.group(1)), timeout)
+            return int(m.group(1))
+        time.sleep(0.05)
+    raise TimeoutError(f"the demo serves on no port; log: {log_path.read_text()[-300:]}")
+
 def test_demo_embedded_broker_reaches_a_tv_on_the_lan(page, lan_address):
     """`cardtable demo` as the README runs it: a browser loading http://<lan address>:port/
     is sent to the embedded broker's websockets listener on that address, which accepts it."""
@@ -67,7 +84,7 @@ def test_demo_embedded_broker_reaches_a_tv_on_the_lan(page, lan_address):
                             cwd=ROOT, stdout=open(log_path, "w"), stderr=subprocess.STDOUT,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
-        wait_port(web_port, 60)
+        web_port = _serving_port(web_port, log_path)
         base = f"http://{lan_address}:{web_port}/"
         ws_url = _config_json(base)["ws_url"]
         assert re.fullmatch(rf"ws://{re.escape(lan_address)}:\d+/", ws_url), ws_url
@@ -88,12 +105,13 @@ def test_demo_with_mqtt_and_ws_url_flags(page, lan_address, mosquitto_factory):
     logs = ROOT / "artifacts" / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     given = f"ws://127.0.0.1:{broker.ws_port}/"
+    log_path = logs / f"demo-wsurl-{web_port}.log"
     proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "demo", "--mqtt", broker.url, "--ws-url", given,
                              "--headless", "--speed", "0", "--web-port", str(web_port), "--linger", "60",
                              "--journal-dir", str(logs / f"journals-{web_port}")],
-                            cwd=ROOT, stdout=open(logs / f"demo-wsurl-{web_port}.log", "w"), stderr=subprocess.STDOUT)
+                            cwd=ROOT, stdout=open(log_path, "w"), stderr=subprocess.STDOUT)
     try:
-        wait_port(web_port, 60)
+        web_port = _serving_port(web_port, log_path)
         assert _config_json(f"http://127.0.0.1:{web_port}/")["ws_url"] == given
         # the same URL whatever host the page came from: it was configured
         assert _config_json(f"http://{lan_address}:{web_port}/")["ws_url"] == given
