@@ -19,7 +19,6 @@ import json
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -31,27 +30,17 @@ from controller.journal import Journal  # noqa: E402
 from controller.mqtt import MqttLink  # noqa: E402
 from controller.sim import simulator  # noqa: E402
 from controller.table import Table  # noqa: E402
+from vision.tracking import CardEvent  # noqa: E402
 
 GAMES = ["vitou", "truco", "troccas", "trionfetti"]
 
 
-@dataclass(frozen=True)
-class Seen:
-    """A card event as the camera reports it."""
-
-    event: str
-    seat: int | None
-    card: str | None
-    confidence: float = 0.97
-    face_up: bool = True
-
-
 class Camera:
     def __init__(self) -> None:
-        self.queue: list[Seen] = []
+        self.queue: list[CardEvent] = []
         self.fault: str | None = None
 
-    def poll(self) -> list[Seen]:
+    def poll(self) -> list[CardEvent]:
         out, self.queue = self.queue, []
         return out
 
@@ -115,7 +104,7 @@ def soak(tmp: Path, url: str, broker: str, minutes: float, rate: float) -> int:
             if ev["event"] == "card" and not ev.get("face_down"):
                 cards += 1
                 conf = 0.5 if cards % 12 == 0 else 0.97          # doubtful: asked, then confirmed
-                cam.queue.append(Seen("placed", ev["seat"], ev["card"], conf))
+                cam.queue.append(CardEvent(0, "placed", ev["seat"], ev["card"], True, conf))
                 table.step()
                 if table.ts.pending is not None:
                     command("confirm", {})
