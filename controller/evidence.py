@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-import cv2
 import numpy as np
 
 log = logging.getLogger("cardtable.evidence")
@@ -81,6 +80,8 @@ def match_folder(number: int) -> str:
 
 def pictures(image: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(crop, small outlined frame) of a card at ``quad`` in ``image`` (BGR). Pure."""
+    import cv2          # here: the table loop imports this module's names without vision installed
+
     H, W = image.shape[:2]
     q = np.asarray(quad, np.float32).reshape(4, 2)
     x0, y0 = q.min(axis=0)
@@ -102,6 +103,8 @@ def pictures(image: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 def encode(image: np.ndarray) -> bytes:
+    import cv2
+
     ok, buf = cv2.imencode(".jpg", image, [int(cv2.IMWRITE_JPEG_QUALITY), JPEG_QUALITY])
     if not ok:
         raise OSError("JPEG encoding failed")
