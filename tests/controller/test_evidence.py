@@ -30,14 +30,15 @@ START = {**SCRIPT[0], "players": 4}
 STILL = 6
 
 
-def card_table(tmp_path, link, store_kw=None, cards=4):
+def card_table(tmp_path, link, store_kw=None, cards=4, min_confidence=0.5, confirm=True):
     """A vitou table whose camera sees ``cards`` cards of the simulated match laid one by one
-    (calls go in as button events); returns (table, store, room, last frame)."""
+    (calls go in as button events; a card waiting for confirmation is confirmed by command
+    unless not ``confirm``); returns (table, store, room, last frame)."""
     room = Room("french-32", True, 4, seed=9)
     clock = FakeClock()
     camera = ScriptedCamera(clock)
     t = Table(Journal(tmp_path / "t1.journal"), link, table_id="t1", names=["A", "B", "C", "D"],
-              start_event=START, meta={"table": "t1", "game": "vitou", "players": 4}, min_confidence=0.5,
+              start_event=START, meta={"table": "t1", "game": "vitou", "players": 4}, min_confidence=min_confidence,
               clock=clock)
     store = EvidenceStore(tmp_path / "t1.journal.evidence", match=lambda: t.ts.match, **(store_kw or {}))
     t.vision = VisionInput(camera, make_watcher(room.calibration, Recogniser(room.profile), t.ts.candidates, STILL),
@@ -61,7 +62,7 @@ def card_table(tmp_path, link, store_kw=None, cards=4):
         room.put(ev["seat"], ev["card"])
         show(room.with_hand(room.frame(), ev["seat"]), 2)
         show(room.frame(), STILL + 6)
-        for _ in range(3):
+        for _ in range(3 if confirm else 0):
             if t.ts.pending is None:
                 break
             t.on_command("confirm", json.dumps({"id": f"c{laid}-{_}", "card": ev["card"]}).encode())
