@@ -216,3 +216,13 @@ def test_only_card_placements_get_pictures(tmp_path, kind):
     store = EvidenceStore(tmp_path / "ev", threaded=False)
     assert store.save(pic(1), QUAD, kind) is None
     assert not (tmp_path / "ev").exists()
+
+
+def test_track_line_keeps_contract_4_with_a_quad():
+    """The quad rides on the event for the evidence store; `cardtable track` prints §4 exactly."""
+    from vision.tracking import CardEvent
+
+    ev = CardEvent(7, "placed", 1, "hearts/king", True, 0.91234, quad=QUAD)
+    assert ev.to_json() == {"frame": 7, "event": "placed", "seat": 1, "card": "hearts/king", "face_up": True,
+                            "confidence": 0.9123}
+    assert ev == CardEvent(7, "placed", 1, "hearts/king", True, 0.91234)       # the quad is not identity
