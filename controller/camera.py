@@ -8,6 +8,7 @@ fault record (status ``fault``, an alert, the status LED), cleared when it ends.
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import queue
 import threading
@@ -70,9 +71,10 @@ class VisionInput:
     """
 
     def __init__(self, source: Any, watcher: Any, *, threaded: bool = False,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, evidence: Any = None) -> None:
         self.source = source
         self.watcher = watcher
+        self.evidence = evidence                 # controller.evidence.EvidenceStore, or None
         self.frames = 0
         self.idle = False
         self.clock = clock
@@ -153,7 +155,19 @@ class VisionInput:
         if blind is not None:
             return []                            # nothing to see: the watcher keeps what it had
         self.frames += 1
-        return self.watcher.process(frame)
+        events = self.watcher.process(frame)
+        if self.evidence is not None and events:
+            events = [self._with_evidence(ev, image) for ev in events]
+        return events
+
+    def _with_evidence(self, ev: Any, image: Any) -> Any:
+        """The event naming the picture of the frame that produced it (placed and
+        needs_confirmation events with a quad; the store writes it off the loop)."""
+        quad = getattr(ev, "quad", None)
+        if quad is None or not dataclasses.is_dataclass(ev):
+            return ev
+        name = self.evidence.save(image, quad, ev.event)
+        return dataclasses.replace(ev, evidence=name) if name else ev
 
     def confirm(self, seat: int | None, card: str) -> None:
         confirm = getattr(self.watcher, "confirm", None)

@@ -138,6 +138,15 @@ class JournalSection(_Section):
     path: str = "cardtable.journal"
 
 
+class EvidenceSection(_Section):
+    """The camera's pictures of each card event (controller/evidence.py)."""
+
+    enabled: bool = True
+    dir: str = Field("", description="'' = <journal path>.evidence, one folder per match inside")
+    max_mb: float = Field(50.0, gt=0, le=100000, description="per match; its oldest pictures go first")
+    keep_matches: int = Field(20, ge=1, le=10000, description="match folders kept; the oldest go first")
+
+
 class WebSection(_Section):
     port: int = Field(8080, ge=0, le=65535, description="0: no web server")
     host: str = "0.0.0.0"
@@ -161,6 +170,7 @@ class TableConfig(_Section):
     board: BoardSection = BoardSection()
     mqtt: MqttSection = MqttSection()
     journal: JournalSection = JournalSection()
+    evidence: EvidenceSection = EvidenceSection()
     web: WebSection = WebSection()
     trick_area: Area | None = None
 

@@ -625,7 +625,10 @@ def _run(args) -> int:
             if not rt.table.link.wait_connected(10):
                 raise DemoError(f"cannot reach the MQTT broker at {mqtt_url}")
             rt.table.vision = VisionInput(camera, make_watcher(room.calibration, Recogniser(room.profile),
-                                                               rt.table.ts.candidates, cfg.camera.still_frames))
+                                                               rt.table.ts.candidates, cfg.camera.still_frames),
+                                          evidence=rt.evidence)
+            if rt.evidence is not None and runtimes[0].web is not None:
+                runtimes[0].web.evidence[tid] = rt.evidence.root     # one scoreboard serves every table
             drivers.append(TableDriver(rt, room, camera, clock, script, referee, cfg.camera.still_frames, None))
         web_url = runtimes[0].web.url if runtimes[0].web is not None else None
         if web_url and args.web_port and runtimes[0].web.port != args.web_port:

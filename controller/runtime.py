@@ -35,6 +35,18 @@ class Runtime:
         self._panels = panels
         self.table_ids = table_ids or [cfg.table.id]
         self.table: Table
+        self.evidence: Any = None
+
+    def evidence_store(self, table: Table) -> Any:
+        """The camera's pictures of card events (``[evidence]``), one folder per match; None if off."""
+        from controller.evidence import EvidenceStore
+
+        e = self.cfg.evidence
+        if not e.enabled:
+            return None
+        root = Path(e.dir) if e.dir else Path(f"{self.journal_path}.evidence")
+        return EvidenceStore(root, match=lambda: table.ts.match, max_bytes=int(e.max_mb * 1024 * 1024),
+                             keep_matches=e.keep_matches)
 
     def start(self) -> None:
         from controller.broker import BrokerError, EmbeddedBroker
@@ -69,6 +81,9 @@ class Runtime:
                 raise RuntimeError_(str(exc)) from None
         table.vision = self._vision
         self.table = table
+        self.evidence = self.evidence_store(table) if self._vision is not None else None
+        if self.evidence is not None and hasattr(self._vision, "evidence"):
+            self._vision.evidence = self.evidence
         if self.cfg.mqtt.ha_discovery:
             from controller.ha_discovery import publish_discovery
 
@@ -92,13 +107,18 @@ class Runtime:
         try:
             self.web = WebServer(self.cfg.web.port, broker_config(ws, m.display_username, m.display_password,
                                                                    self.table_ids, self.cfg.web.public_ws_url),
-                                 host=self.cfg.web.host).start()
+                                 host=self.cfg.web.host, evidence=self.evidence_roots()).start()
         except OSError as exc:
             if not self.web_fallback:
                 raise RuntimeError_(f"web port {self.cfg.web.port} on {self.cfg.web.host} cannot be used "
                                     f"({exc.strerror or exc}); set [web] port (0: no scoreboard)") from None
             self.web = WebServer(0, broker_config(ws, m.display_username, m.display_password, self.table_ids,
-                                                  self.cfg.web.public_ws_url), host=self.cfg.web.host).start()
+                                                  self.cfg.web.public_ws_url), host=self.cfg.web.host,
+                                 evidence=self.evidence_roots()).start()
+
+    def evidence_roots(self) -> dict[str, Path]:
+        """table id -> its evidence folder, for the web server (another table's may be added)."""
+        return {self.cfg.table.id: self.evidence.root} if self.evidence is not None else {}
 
     def lan_ws_host(self) -> str:
         """The embedded broker's websockets host: the web server's while it serves pages."""
@@ -121,6 +141,8 @@ class Runtime:
         try:
             self.table.close(status)
         finally:
+            if self.evidence is not None:
+                self.evidence.close()          # the last pictures written (bounded wait)
             if self.web is not None:
                 self.web.stop()
             if self.broker is not None:

@@ -30,6 +30,7 @@ from collections import deque
 from typing import Any, Callable, Protocol, Sequence
 
 from controller.buttons import press_event
+from controller.evidence import NAME as EVIDENCE_NAME
 from controller.journal import Journal, JournalError
 from controller.limits import ECHO_CHARS, MAX_COMMAND_BYTES, MAX_ID, MAX_INPUT_DEPTH, json_depth
 from controller.panel import ButtonPress
@@ -153,12 +154,14 @@ class Table:
                 self.halt(str(exc))              # self.ts moved past the journal: judge no more
                 raise
         if out.changed:
-            self._publish(out)
+            self._publish(out, rec.get("evidence"))
         return out
 
-    def _publish(self, out: Outcome) -> None:
+    def _publish(self, out: Outcome, evidence: str | None = None) -> None:
         seq = self.ts.seq
         published = [j for j in out.judgments if j.get("judgment") != "error"]
+        if evidence:       # the judgments of a card the camera saw name its picture
+            published = [{**j, "evidence": evidence} for j in published]
         self.link.publish_events(seq, published)
         for a in out.alerts:
             self.link.publish_alert(seq, a)
@@ -250,20 +253,22 @@ class Table:
         if self.ts.pending is not None:
             self._held.append(ev)
             return
+        pic = _evidence_of(ev)
         if kind == "needs_confirmation" or (face_up and (card is None or conf < self.min_confidence)):
-            self._pend(seat, card, conf, "low_confidence")
+            self._pend(seat, card, conf, "low_confidence", pic)
             return
         if seat is None:
-            self._pend(seat, card, conf, "no_seat")
+            self._pend(seat, card, conf, "no_seat", pic)
             return
         event = {"event": "card", "seat": seat, "card": card} if face_up else \
             {"event": "card", "seat": seat, "face_down": True}
-        out = self.submit({"r": "event", "event": event, "src": "vision"})
+        out = self.submit({"r": "event", "event": event, "src": "vision", **_named(pic)})
         if out.errors:
-            self._pend(seat, card, conf, str(out.errors[0].get("code")))
+            self._pend(seat, card, conf, str(out.errors[0].get("code")), pic)
 
-    def _pend(self, seat: int | None, card: str | None, conf: float, reason: str) -> None:
-        self.submit({"r": "pending", "seat": seat, "card": card, "confidence": round(conf, 3), "reason": reason})
+    def _pend(self, seat: int | None, card: str | None, conf: float, reason: str, pic: str | None = None) -> None:
+        self.submit({"r": "pending", "seat": seat, "card": card, "confidence": round(conf, 3), "reason": reason,
+                     **_named(pic)})
 
     # ----- buttons -----------------------------------------------------------------------
     def on_press(self, press: ButtonPress) -> None:
@@ -275,7 +280,7 @@ class Table:
         if pending is not None and pending.get("seat") == press.seat and press.button == 0:
             if press.kind == "short" and pending.get("card"):
                 self.submit({"r": "event", "event": {"event": "card", "seat": press.seat, "card": pending["card"]},
-                             "src": "confirm"})
+                             "src": "confirm", **_named(pending.get("evidence"))})
             elif press.kind == "long":
                 self.submit({"r": "reject"})
             return
@@ -350,7 +355,8 @@ class Table:
             raise CommandError('bad_command: the waiting card was not identified: give "card"')
         if not isinstance(seat, int) or isinstance(seat, bool):
             raise CommandError('bad_command: the waiting card has no seat: give "seat"')
-        return {"r": "event", "event": {"event": "card", "seat": seat, "card": card}, "src": "confirm"}
+        return {"r": "event", "event": {"event": "card", "seat": seat, "card": card}, "src": "confirm",
+                **_named(p.get("evidence"))}
 
     def _cmd_reject(self, obj: dict[str, Any]) -> dict[str, Any]:
         _only(obj, set())
@@ -381,6 +387,17 @@ def _seat_of(ev: Any) -> int | None:
 def _card_of(ev: Any) -> str | None:
     card = getattr(ev, "card", None)
     return card if isinstance(card, str) and 0 < len(card) <= MAX_CARD_CHARS else None
+
+
+def _evidence_of(ev: Any) -> str | None:
+    """The evidence picture's name an event carries (controller.evidence.NAME), or None."""
+    name = getattr(ev, "evidence", None)
+    return name if isinstance(name, str) and EVIDENCE_NAME.fullmatch(name) else None
+
+
+def _named(pic: str | None) -> dict[str, str]:
+    """The record field naming a picture: absent when there is none (journals stay as they were)."""
+    return {"evidence": pic} if pic else {}
 
 
 def _confidence_of(ev: Any) -> float:

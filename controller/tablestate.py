@@ -12,6 +12,9 @@ restarted from its journal is exactly the table that crashed (``seq`` included).
   answered and never judged (no state change, no ``seq``);
 - ``{"r": "meta", "table", "game", "players"}`` the first record: whose journal this is
   (checked against the config on start; no state change, no ``seq``).
+A camera card's ``event`` or ``pending`` record may name its picture, ``"evidence":
+"m0003/000042-placed.jpg"`` (controller/evidence.py): kept in ``pending`` and in the state's
+``evidence`` list of the last camera cards, so a display can show what the camera saw.
 The journal's own fields (``n``, ``wall``) are ignored here. No clocks, no I/O.
 """
 from __future__ import annotations
@@ -23,6 +26,11 @@ from typing import Any
 from controller.rules.referee import Referee
 
 MAX_ALERTS = 10
+# Camera cards whose pictures the state lists (``evidence``): the current trick and the last
+# one of a four-seat game, what a dispute is about.
+MAX_EVIDENCE = 8
+# The longest evidence name kept (controller.evidence.NAME makes ~36 characters).
+MAX_EVIDENCE_CHARS = 64
 # Command ids remembered (answered as duplicates, never applied twice). A referee client
 # re-sends only what it has not seen answered (paho's QoS 1 redelivery, a tablet retrying
 # its last few commands), so the window only has to outlast a session; 4096 ids is hours
@@ -65,6 +73,8 @@ class TableState:
         self.last_trick: dict[str, Any] | None = None
         self.alerts: list[dict[str, Any]] = []
         self.seen: dict[str, dict[str, Any]] = {}     # command id -> its cmd_result
+        self.match = 0                                  # accepted ``start`` events: the match folder's number
+        self.evidence: list[dict[str, Any]] = []        # the last camera cards' pictures
         # One mark per accepted event, so an undo restores what the table showed before it:
         # (hands kept, last trick) for a play, a _StartMark for a start (the match it replaced).
         self._marks: list[Any] = []
@@ -77,6 +87,8 @@ class TableState:
             self._event(rec, out)
         elif kind == "pending":
             self.pending = {k: rec.get(k) for k in ("seat", "card", "confidence", "reason")}
+            if _evidence(rec):
+                self.pending["evidence"] = _evidence(rec)
             card = rec.get("card") or "a card"
             conf = rec.get("confidence")
             alert = {"code": "confirm_card", "seat": rec.get("seat"),
@@ -105,8 +117,22 @@ class TableState:
             out.errors.append({"judgment": "error", "code": "bad_event", "message": f"unknown journal record {kind!r}"})
         if out.changed:
             self.seq += 1
+            self._keep_evidence(rec)
         self._remember_cmd(rec, out)
         return out
+
+    def _keep_evidence(self, rec: dict[str, Any]) -> None:
+        name = _evidence(rec)
+        if name is None:
+            return
+        if rec.get("r") == "pending":
+            item = {"seq": self.seq, "seat": rec.get("seat"), "card": rec.get("card"), "pending": True,
+                    "reason": rec.get("reason"), "evidence": name}
+        else:
+            ev = rec.get("event") if isinstance(rec.get("event"), dict) else {}
+            item = {"seq": self.seq, "seat": ev.get("seat"), "card": ev.get("card"), "pending": False,
+                    "face_down": bool(ev.get("face_down")), "src": rec.get("src"), "evidence": name}
+        self.evidence = (self.evidence + [item])[-MAX_EVIDENCE:]
 
     def _event(self, rec: dict[str, Any], out: Outcome) -> None:
         before = (len(self.hands), copy.deepcopy(self.last_trick))
@@ -121,6 +147,8 @@ class TableState:
         if kind == "start":
             self._marks = [_StartMark(self.hands, self.last_trick, self._marks)]
             self.hands, self.last_trick, self.alerts, self.pending = [], None, [], None
+            self.match += 1
+            self.evidence = []
         elif kind == "undo":
             mark = self._marks.pop() if self._marks else (0, None)
             if isinstance(mark, _StartMark):       # the referee brought the replaced match back
@@ -190,6 +218,8 @@ class TableState:
         out.update(snap if snap is not None else {"game": None})
         out.update({"last_trick": self.last_trick, "hands": list(self.hands), "pending": self.pending,
                     "alerts": list(self.alerts), "fault": self.fault})
+        if self.evidence:
+            out["evidence"] = list(self.evidence)
         return out
 
     def state_summary(self) -> dict[str, Any]:
@@ -232,3 +262,9 @@ class TableState:
     def deck_id(self) -> str | None:
         g = self.referee.game
         return None if g is None else g.deck_id
+
+
+def _evidence(rec: dict[str, Any]) -> str | None:
+    """The picture a record names, if it names one (a string of sane length)."""
+    name = rec.get("evidence")
+    return name if isinstance(name, str) and 0 < len(name) <= MAX_EVIDENCE_CHARS else None

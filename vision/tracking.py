@@ -22,7 +22,7 @@ loop and calls :meth:`TableWatcher.process` per frame (no threads inside). The r
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Collection, Iterator, Protocol, Sequence
 
 import cv2
@@ -44,10 +44,18 @@ class CardEvent:
     card: str | None
     face_up: bool
     confidence: float
+    # Where the card lay in the frame that produced the event (image pixels, 4 x 2), for the
+    # controller's evidence store ("what the camera saw"); not part of the CONTRACT §4 line.
+    quad: np.ndarray | None = field(default=None, compare=False, repr=False)
+    # The evidence picture's name, set at the edge that saved it (None: no picture).
+    evidence: str | None = field(default=None, compare=False)
 
     def to_json(self) -> dict:
-        return {"frame": self.frame, "event": self.event, "seat": self.seat, "card": self.card,
-                "face_up": self.face_up, "confidence": round(float(self.confidence), 4)}
+        out = {"frame": self.frame, "event": self.event, "seat": self.seat, "card": self.card,
+               "face_up": self.face_up, "confidence": round(float(self.confidence), 4)}
+        if self.evidence is not None:       # only when asked for (``track --evidence DIR``)
+            out["evidence"] = self.evidence
+        return out
 
 
 class DetectionLike(Protocol):
@@ -290,9 +298,11 @@ class TableWatcher:
                     face_up = card != "back"
                     self.cards.append(TrackedCard(next(self._seq), card if face_up else None, face_up, seat,
                                                   quad, conf, idx))
-                    return "done", [CardEvent(idx, "placed", seat, card if face_up else None, face_up, conf)]
+                    return "done", [CardEvent(idx, "placed", seat, card if face_up else None, face_up, conf,
+                                              quad=np.asarray(quad, np.float32))]
                 self.cards.append(TrackedCard(next(self._seq), None, True, seat, quad, 0.0, idx))
-                return "done", [CardEvent(idx, "needs_confirmation", seat, None, True, float(conf))]
+                return "done", [CardEvent(idx, "needs_confirmation", seat, None, True, float(conf),
+                                          quad=np.asarray(quad, np.float32))]
             self._evaluated_at[region.mask] = idx
             self._deferred[region.mask] = True
             self.stats.deferred += 1
@@ -350,13 +360,14 @@ class TableWatcher:
             if sure:
                 self._add(d, seat, idx, d.card if d.face_up else None)
                 events.append(CardEvent(idx, "placed", seat, d.card if d.face_up else None, bool(d.face_up),
-                                        float(d.confidence)))
+                                        float(d.confidence), quad=np.asarray(d.quad, np.float32)))
                 continue
             if attempt + 1 < self.confirm_attempts:
                 unsure_left = True
                 continue
             self._add(d, seat, idx, None)
-            events.append(CardEvent(idx, "needs_confirmation", seat, None, True, float(d.confidence)))
+            events.append(CardEvent(idx, "needs_confirmation", seat, None, True, float(d.confidence),
+                                    quad=np.asarray(d.quad, np.float32)))
         if unsure_left:
             self._attempts[key] = attempt + 1
             # stays open: retried next frame; cards reported meanwhile are tracked, so not re-reported

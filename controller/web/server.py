@@ -1,4 +1,5 @@
-"""Serve the web scoreboard (``controller/web/static/``) and ``/config.json`` (docs/mqtt.md).
+"""Serve the web scoreboard (``controller/web/static/``), ``/config.json`` (docs/mqtt.md) and
+the tables' evidence pictures (``/evidence/<table>/<name>``, read-only, nothing outside them).
 
 Standard library only, one daemon thread. ``config.json`` tells the page the broker's
 websocket URL (as seen from the browser: the host the page came from, unless configured)
@@ -15,7 +16,11 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import urlsplit, urlunsplit
 
+from controller.evidence import safe_path
+
 STATIC = Path(__file__).with_name("static")
+# Where the tables' evidence pictures are served: /evidence/<table id>/<name> (controller/evidence.py).
+EVIDENCE_PREFIX = "/evidence/"
 # The shipped Mosquitto config's websockets listener (config/mosquitto/mosquitto.conf): where
 # browsers find a broker that the tables reach over MQTT/TCP.
 MOSQUITTO_WS_PORT = 9001
@@ -64,12 +69,16 @@ def as_seen_from(ws_url: str, host: str) -> str:
 class _Handler(SimpleHTTPRequestHandler):
     config: Callable[[str], dict[str, Any]]
 
-    def __init__(self, *args, config, **kwargs) -> None:
+    def __init__(self, *args, config, evidence, **kwargs) -> None:
         self.config = config
+        self.evidence = evidence
         super().__init__(*args, **kwargs)
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
         path = self.path.split("?", 1)[0]
+        if path.startswith(EVIDENCE_PREFIX):
+            self._evidence(path[len(EVIDENCE_PREFIX):])
+            return
         if path.endswith("/config.json"):
             body = json.dumps(self.config(page_host(self.headers.get("Host")))).encode()
             self.send_response(200)
@@ -90,6 +99,27 @@ class _Handler(SimpleHTTPRequestHandler):
             return
         super().do_GET()
 
+    def _evidence(self, rest: str) -> None:
+        """``/evidence/<table>/<name>``: a picture the table's evidence store made, read-only.
+        The name must be one the store makes (controller.evidence.NAME: no ``..``, no ``%``),
+        inside that table's folder; anything else is 404."""
+        table, _, name = rest.partition("/")
+        root = self.evidence.get(table)
+        p = safe_path(root, name) if root is not None else None
+        try:
+            body = p.read_bytes() if p is not None else None
+        except OSError:                      # rotated away, or never written (a failed write)
+            body = None
+        if body is None:
+            self.send_error(404, "no such picture")
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "image/jpeg")
+        self.send_header("Cache-Control", "max-age=3600")     # a picture never changes under its name
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
     def log_message(self, *args) -> None:   # quiet: the terminal shows the scoreboard
         pass
 
@@ -98,8 +128,9 @@ class WebServer:
     """``WebServer(port, config_for_host).start()``; ``url``; ``stop()``."""
 
     def __init__(self, port: int, config: Callable[[str], dict[str, Any]], host: str = "0.0.0.0",
-                 static: Path = STATIC) -> None:
-        handler = partial(_Handler, directory=str(static), config=config)
+                 static: Path = STATIC, evidence: dict[str, Path] | None = None) -> None:
+        self.evidence: dict[str, Path] = dict(evidence or {})     # table id -> its evidence folder
+        handler = partial(_Handler, directory=str(static), config=config, evidence=self.evidence)
         self.httpd = ThreadingHTTPServer((host, port), handler)
         self.httpd.daemon_threads = True
         self.port = int(self.httpd.server_address[1])

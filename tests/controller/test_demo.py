@@ -23,8 +23,13 @@ def test_demo_with_embedded_broker(tmp_path):
     assert "final score" in p.stdout and "(embedded)" in p.stdout and "Traceback" not in p.stderr
     rec = export_record(str(tmp_path / "d.journal"))
     assert rec["final"]["finished"]
-    srcs = {r.get("src") for r in read_records(tmp_path / "d.journal")[0]}
+    recs = read_records(tmp_path / "d.journal")[0]
+    srcs = {r.get("src") for r in recs}
     assert "vision" in srcs                      # cards really came through the camera pipeline
+    # every camera card names its picture, written beside the journal before the demo ended
+    named = [r.get("evidence") for r in recs if r.get("src") == "vision" or r.get("r") == "pending"]
+    assert named and all(named), [r for r in recs if r.get("src") == "vision" and not r.get("evidence")][:3]
+    assert all((tmp_path / "d.journal.evidence" / n).is_file() for n in named)
 
 
 def test_two_tables_on_mosquitto(tmp_path, mosquitto):

@@ -224,4 +224,52 @@
   };
 
   CT.el = (id) => global.document.getElementById(id);
+
+  /* Evidence: the camera's picture of a card event (docs/scoreboard.md), served by the table's
+   * web server under evidence/<table>/<name>. Only names the table makes are turned into URLs
+   * (controller/evidence.py NAME); the whole frame lies beside the crop. */
+  const EVIDENCE_NAME = /^m\d{4,6}\/\d{6,9}-(placed|needs_confirmation)\.jpg$/;
+  CT.evidenceUrl = function (tableId, name, frame) {
+    if (typeof name !== "string" || !EVIDENCE_NAME.test(name) || !tableId) return null;
+    return `evidence/${encodeURIComponent(tableId)}/${frame ? name.replace(/\.jpg$/, ".frame.jpg") : name}`;
+  };
+
+  /* A thumbnail of the crop; a click (or Enter) shows crop and frame large. A picture that is
+   * gone (rotated away, or never written) hides itself. */
+  CT.evidenceThumb = function (tableId, name, caption, cls) {
+    const url = CT.evidenceUrl(tableId, name);
+    if (!url) return "";
+    return `<img class="evthumb ${cls || ""}" src="${CT.esc(url)}" alt="what the camera saw" tabindex="0" ` +
+      `data-table="${CT.esc(tableId)}" data-evidence="${CT.esc(name)}" data-caption="${CT.esc(caption || "")}" ` +
+      `onerror="this.classList.add('gone')">`;
+  };
+
+  CT.showEvidence = function (tableId, name, caption) {
+    const doc = global.document;
+    let box = doc.getElementById("evbox");
+    if (!box) {
+      box = doc.createElement("div");
+      box.id = "evbox";
+      box.addEventListener("click", () => { box.hidden = true; });
+      doc.body.appendChild(box);
+    }
+    const crop = CT.evidenceUrl(tableId, name), frame = CT.evidenceUrl(tableId, name, true);
+    if (!crop) return;
+    box.innerHTML = `<div class="evcap">${CT.esc(caption || "What the camera saw")} <span class="dim">(click to close)</span></div>` +
+      `<div class="evpics"><img class="evcrop" src="${CT.esc(crop)}" alt="the card as the camera saw it">` +
+      `<img class="evframe" src="${CT.esc(frame)}" alt="the whole table at that moment"></div>`;
+    box.hidden = false;
+  };
+
+  /* One listener for every thumbnail a page draws (pages redraw their HTML often). */
+  function openThumb(e) {
+    const t = e.target;
+    if (!t || !t.classList || !t.classList.contains("evthumb")) return;
+    if (e.type === "keydown" && e.key !== "Enter") return;
+    CT.showEvidence(t.dataset.table, t.dataset.evidence, t.dataset.caption);
+  }
+  if (global.document) {
+    global.document.addEventListener("click", openThumb);
+    global.document.addEventListener("keydown", openThumb);
+  }
 })(typeof window !== "undefined" ? window : globalThis);

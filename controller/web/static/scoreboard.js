@@ -181,7 +181,11 @@
     if (table.status === "offline") html += `<div class="notice bad">Table offline — showing the last known state</div>`;
     if (table.status === "stopped") html += `<div class="notice">Table stopped</div>`;
     if (table.waitFor !== null) html += `<div class="notice">Catching up…</div>`;
-    if (st && st.status === "confirm" && st.pending) html += `<div class="notice">Checking a card at ${esc(table.seatName(st.pending.seat))}…</div>`;
+    if (st && st.status === "confirm" && st.pending) {
+      html += `<div class="notice" id="checking">` +
+        CT.evidenceThumb(table.id, st.pending.evidence, `The card at ${table.seatName(st.pending.seat)} being checked`) +
+        `Checking a card at ${esc(table.seatName(st.pending.seat))}…</div>`;
+    }
     if (st && st.fault) html += `<div class="notice bad">${esc(st.fault.message || st.fault.code)}</div>`;
     return html;
   }
