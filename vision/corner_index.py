@@ -19,7 +19,8 @@ is not believed; the two indices of one card give the same card quad and are mer
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -39,10 +40,19 @@ MAX_PAIRS = 6000       # candidate pairs compared per image (the closest first)
 MIN_AREA = 12          # px: smallest ink blob taken for a glyph (the "1" of a 10 at 1200 px is ~40)
 MAX_AREA = 0.003       # largest glyph blob, as a share of the image (a close-up's sign is ~0.002)
 RED_CUT = 0.12         # redness above which ink is red (bidly: black templates <= 0.07, red >= 0.17)
-SCORE_MIN = 0.6        # correlation the rank patch and the sign patch must each reach with their best
+SCORE_MIN = 0.8        # correlation the rank patch and the sign patch must each reach with their best
+#   (tune half; reads of its card within 20 px of a bidly label / reads of another card in a
+#   deepPoker single-card photo: 0.7 -> 139 / 20, 0.75 -> 134 / 4, 0.8 -> 128 / 0: print on
+#   a poster and floor patterns read as an ace or a 10 score 0.70-0.79)
 MARGIN_MIN = 0.01      # correlation margin of the rank, and of the suit, over the next best
-DUEL_MIN = 0.2         # duel margin (vision.duel) of the rank, and of the suit, over the next best
-INDEX_NEAR = 0.15      # reads whose index points lie closer (share of the card's short side) are one index
+DUEL_MIN = 0.15        # duel margin (vision.duel) of the rank, and of the suit, over the next best
+#   (same measurement: at SCORE_MIN 0.7, 0.1 -> 1 name on another card's bidly label, 0.15 -> 0;
+#   at SCORE_MIN 0.8: 0.15 -> 128 right, 0.2 -> 114, 0.25 -> 89, none wrong)
+GROUND_MAX = 0.25      # median ink around the glyphs above which they are not print on paper: the
+#   texture of a black mat beside a card made a K of spades (bidly deal6, report half; 0.35
+#   let it through, 0.25 stops it and costs 8 right reads on the tune half)
+CONF_SLOPE = 20.0      # logistic slope of a read's confidence against its duel margin (0.7 at DUEL_MIN)
+CLEARLY = 0.1          # score lead by which a read keeps a blob another read also claims
 SAME_CARD = 0.35       # quads whose centres lie closer (share of the short side) are one card
 BLUR = 0.8             # px sigma of the ink map before sampling (forgives a pixel of jitter)
 D = CELLS * CELLS      # length of one glyph's patch
@@ -68,6 +78,17 @@ class Read:
     margin: float          # over the best other card (whole patch)
     duel: float            # on the pixels where the two leading cards differ
     top: tuple = ()        # ((card, score), ...) best first
+    blobs: tuple = ()      # (sign, rank): the ink blobs it was read from
+    ground: float = 0.0    # median ink around its glyphs (0 on clean paper)
+
+    @property
+    def confidence(self) -> float:
+        """0.7 at the naming threshold (as vision.recognise's duels), rising with the duel."""
+        return 1.0 / (1.0 + math.exp(-(CONF_SLOPE * (self.duel - DUEL_MIN) + math.log(0.7 / 0.3))))
+
+    def moved(self, offset: np.ndarray) -> "Read":
+        """The same read in a larger image whose (x, y) origin lies at ``-offset``."""
+        return replace(self, index=self.index + offset, quad=(self.quad + offset).astype(np.float32))
 
 
 @dataclass(frozen=True)
@@ -77,22 +98,21 @@ class Blobs:
     centre: np.ndarray     # (N, 2)
     cov: np.ndarray        # (N, 2, 2) covariance of their pixel positions
     area: np.ndarray       # (N,)
-    labels: np.ndarray     # int32 label image (connected components of the ink)
+    labels: np.ndarray     # float32 label image (connected components of the ink)
     ids: np.ndarray        # (N,) each blob's label there
 
 
 def ink_map(bgr: np.ndarray, window: int) -> tuple[np.ndarray, np.ndarray]:
     """(ink, red): 0..1 maps of how much less green and blue than the local paper each
-    pixel has (black and red ink alike), and how much more red than green or blue. Each
-    channel is divided by its brightest value within ``window`` px (the paper there),
-    which also undoes the light's colour (a warm lamp is not red ink)."""
+    pixel has (black and red ink alike), and how much more red than green or blue. Red and
+    green-or-blue are each divided by their brightest value within ``window`` px (the paper
+    there), which also undoes the light's colour (a warm lamp is not red ink)."""
     k = cv2.getStructuringElement(cv2.MORPH_RECT, (window, window))
-    f = bgr.astype(np.float32)
-    f /= np.maximum(cv2.dilate(f, k), 8.0)
-    b, g, r = f[..., 0], f[..., 1], f[..., 2]
-    gb = np.maximum(g, b)
+    gb = np.maximum(bgr[..., 0], bgr[..., 1])
+    r = bgr[..., 2]
+    gb = gb.astype(np.float32) / np.maximum(cv2.dilate(gb, k), 8).astype(np.float32)
     ink = np.clip(1.0 - gb, 0.0, 1.0)       # black ink and red ink both lack green and blue
-    red = np.clip(r - gb, 0.0, 1.0)
+    red = np.clip(r.astype(np.float32) / np.maximum(cv2.dilate(r, k), 8).astype(np.float32) - gb, 0.0, 1.0)
     return ink, red
 
 
@@ -119,7 +139,7 @@ def blobs(ink: np.ndarray, min_area: int, max_area: int) -> Blobs:
                     np.bincount(k, dx * dy, m), np.bincount(k, dy * dy, m)], axis=1) / cnt[:, None]
     cov += 1.0 / 12                           # a pixel's own extent
     return Blobs(np.stack([mx, my], axis=1), cov.reshape(m, 2, 2), cnt.astype(np.float64),
-                 lab, ids)
+                 lab.astype(np.float32), ids)
 
 
 def spread(cov: np.ndarray, unit: np.ndarray) -> np.ndarray:
@@ -132,10 +152,10 @@ def _grid() -> tuple[np.ndarray, np.ndarray]:
     return np.meshgrid(g, g)
 
 
-def sample(maps: list[np.ndarray], origin: np.ndarray, right: np.ndarray, down: np.ndarray
-           ) -> list[np.ndarray]:
-    """Each map sampled on the CELLS x CELLS grid of each frame (origin, scaled axes): (P, D);
-    float32 maps bilinearly, the others (labels) at the nearest pixel."""
+def sample(maps: list[np.ndarray], origin: np.ndarray, right: np.ndarray, down: np.ndarray,
+           nearest: int = 0) -> list[np.ndarray]:
+    """Each float32 map sampled on the CELLS x CELLS grid of each frame (origin, scaled
+    axes): (P, D); the last ``nearest`` maps (labels) at the nearest pixel, others bilinearly."""
     gx, gy = _grid()
     out: list[list[np.ndarray]] = [[] for _ in maps]
     for s in range(0, len(origin), 1000):      # remap maps stay well under 32767 rows
@@ -144,31 +164,37 @@ def sample(maps: list[np.ndarray], origin: np.ndarray, right: np.ndarray, down: 
         my = origin[sl, 1, None, None] + gx * right[sl, 1, None, None] + gy * down[sl, 1, None, None]
         mx, my = mx.reshape(-1, CELLS).astype(np.float32), my.reshape(-1, CELLS).astype(np.float32)
         for k, m in enumerate(maps):
-            how = cv2.INTER_NEAREST if m.dtype == np.int32 else cv2.INTER_LINEAR
-            p = cv2.remap(m.astype(np.float32) if how == cv2.INTER_NEAREST else m, mx, my, how,
-                          borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+            how = cv2.INTER_NEAREST if k >= len(maps) - nearest else cv2.INTER_LINEAR
+            p = cv2.remap(m, mx, my, how, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
             out[k].append(p.reshape(-1, D))
     return [np.concatenate(o, axis=0) if o else np.zeros((0, D), np.float32) for o in out]
 
 
+def glyphs(ink: np.ndarray, red: np.ndarray, b: Blobs, c: np.ndarray, up: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Blobs ``c`` each sampled in its own frame ("up" along ``up``, its spread along it as
+    the unit) -> (patches (P, D) normed, redness (P,), median ink around it (P,): low on
+    paper). A patch shows its own blob's ink only: a card edge or a pip beside the index
+    is not part of the glyph."""
+    dn = (-up / np.maximum(np.linalg.norm(up, axis=1, keepdims=True), 1e-6)).astype(np.float32)
+    rt = np.stack([dn[:, 1], -dn[:, 0]], axis=1)     # for down = (0, 1): right = (1, 0)
+    s = spread(b.cov[c], dn)[:, None].astype(np.float32)
+    p, q, lab = sample([ink, red, b.labels], b.centre[c].astype(np.float32), rt * s, dn * s, nearest=1)
+    own = np.abs(lab - b.ids[c][:, None].astype(np.float32)) < 0.5
+    ground = np.median(np.where(own, 0.0, p), axis=1)
+    p = np.where(own, p, 0.0)
+    on = p > INK_CUT
+    return _normed(p), (q * on).sum(axis=1) / np.maximum(on.sum(axis=1), 1), ground
+
+
 def describe(ink: np.ndarray, red: np.ndarray, b: Blobs, i: np.ndarray, j: np.ndarray
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Pairs (sign i, rank j) -> (patches (P, 2D) each half normed, redness (P,), d (P, 2):
-    the sign-to-rank vector). Each half shows its own blob's ink only: a card edge or a
-    pip beside the index is not part of the glyph."""
+    """Pairs (sign i, rank j) -> (patches (P, 2D): rank then sign, redness of the sign (P,),
+    sign-to-rank vectors (P, 2))."""
     up = b.centre[j] - b.centre[i]
-    dist = np.linalg.norm(up, axis=1, keepdims=True)
-    dn = -up / np.maximum(dist, 1e-6)
-    rt = np.stack([dn[:, 1], -dn[:, 0]], axis=1)     # for down = (0, 1): right = (1, 0)
-    halves, reds = [], []
-    for c in (j, i):
-        s = spread(b.cov[c], dn)[:, None]
-        p, q, lab = sample([ink, red, b.labels], b.centre[c], rt * s, dn * s)
-        p = np.where(np.abs(lab - b.ids[c][:, None]) < 0.5, p, 0.0)
-        halves.append(_normed(p))
-        on = p > INK_CUT
-        reds.append((q * on).sum(axis=1) / np.maximum(on.sum(axis=1), 1))
-    return np.concatenate(halves, axis=1), np.maximum(reds[0], reds[1]), up
+    pr, _, _ = glyphs(ink, red, b, j, up)
+    ps, red_s, _ = glyphs(ink, red, b, i, up)
+    return np.concatenate([pr, ps], axis=1), red_s, up
 
 
 def _normed(p: np.ndarray) -> np.ndarray:
@@ -249,6 +275,10 @@ class CornerReader:
             vals = sorted({c.split("/")[part] for c in self.cards})
             self.sides.append((vals, np.array([[c.split("/")[part] == v for c in self.cards] for v in vals])))
         self.known = set(self.cards.tolist())
+        self.order = []              # per side: templates grouped by value, and each group's start
+        for vals, member in self.sides:
+            perm = np.concatenate([np.flatnonzero(m) for m in member]) if len(member) else np.zeros(0, int)
+            self.order.append((perm, np.cumsum([0] + [int(m.sum()) for m in member[:-1]])))
 
     def read(self, image_bgr: np.ndarray, candidates=None) -> list[Read]:
         """Every index read with a name, each card id at most once (doubtful ones unnamed)."""
@@ -260,43 +290,60 @@ class CornerReader:
         i, j = self._pairs(b)
         if len(i) == 0:
             return []
-        pn, pred, up = describe(cv2.GaussianBlur(ink, (0, 0), BLUR), red, b, i, j)
-        sr = pn[:, :D] @ self.bank[:, :D].T                    # (pairs, templates): rank glyphs
-        ss = pn[:, D:] @ self.bank[:, D:].T                    # sign glyphs
-        ss = np.where((pred[:, None] > RED_CUT) != self.red[None, :], -1.0, ss)
+        inkb = cv2.GaussianBlur(ink, (0, 0), BLUR)
+        up = b.centre[j] - b.centre[i]
+        # the sign first (one patch per pair); the rank only where a sign was recognised
+        ps, red_s, ground = glyphs(inkb, red, b, i, up)
+        ss = ps @ self.bank[:, D:].T                              # (pairs, templates)
+        ss = np.where((red_s[:, None] > RED_CUT) != self.red[None, :], -1.0, ss)
+        per_s = self._per(ss, 1)
+        k = np.flatnonzero((per_s.max(axis=1) >= SCORE_MIN) & (ground <= GROUND_MAX))
+        i, j, up, ps, ss, per_s, ground = i[k], j[k], up[k], ps[k], ss[k], per_s[k], ground[k]
+        pr, _, ground_r = glyphs(inkb, red, b, j, up)
+        sr = pr @ self.bank[:, :D].T
+        per_r = self._per(sr, 0)
+        ground = np.maximum(ground, ground_r)
+        ok = (per_r.max(axis=1) >= SCORE_MIN) & (ground <= GROUND_MAX)
         reads = []
-        best = []
-        for s, (vals, member) in zip((sr, ss), self.sides):
-            per = np.stack([np.where(m[None], s, -2.0).max(axis=1) for m in member], axis=1)
-            order = np.argsort(-per, axis=1)[:, :2]
-            best.append((per, order))
-        (pr, orr), (ps, ors) = best
-        rows = np.arange(len(i))
-        ok = (pr[rows, orr[:, 0]] >= SCORE_MIN) & (ps[rows, ors[:, 0]] >= SCORE_MIN)
         for k in np.flatnonzero(ok):
-            reads.append(self._judge(pn[k], sr[k], ss[k], orr[k], ors[k], pr[k], ps[k],
-                                     b.centre[i[k]], up[k], candidates))
-        return _once([r for r in reads if r is not None])
+            orr, ors = np.argsort(-per_r[k])[:2], np.argsort(-per_s[k])[:2]
+            r = self._judge(np.concatenate([pr[k], ps[k]]), sr[k], ss[k], orr, ors, per_r[k], per_s[k],
+                            b.centre[i[k]], up[k], candidates, (int(i[k]), int(j[k])))
+            reads.append(replace(r, ground=float(ground[k])))
+        return _once(reads)
+
+    def _per(self, s: np.ndarray, side: int) -> np.ndarray:
+        """(pairs, templates) scores -> (pairs, values of the side): each value's best."""
+        perm, starts = self.order[side]
+        return np.maximum.reduceat(s[:, perm], starts, axis=1)
 
     def _pairs(self, b: Blobs) -> tuple[np.ndarray, np.ndarray]:
         """(sign, rank) blob pairs of the templates' proportions, closest first."""
-        v = b.centre[None, :] - b.centre[:, None]               # [i, j]: from i to j
-        d = np.linalg.norm(v, axis=2)
-        np.fill_diagonal(d, np.inf)
-        u = v / np.maximum(d, 1e-6)[..., None]
-        cv = b.cov
-        si = np.sqrt(np.einsum("ijk,ikl,ijl->ij", u, cv, u)) / d       # sign spread along up / d
-        rj = np.sqrt(np.einsum("ijk,jkl,ijl->ij", u, cv, u)) / d       # rank spread along up / d
-        ra = b.area[None, :] / b.area[:, None]
-        ok = ((si >= self.lo[0]) & (si <= self.hi[0]) & (rj >= self.lo[1]) & (rj <= self.hi[1])
+        big = np.sqrt(np.linalg.eigvalsh(b.cov)[:, 1])          # each blob's largest spread
+        reach = np.minimum(big / self.lo[0], big.max() / self.lo[1])   # no spread along up exceeds it
+        order = np.argsort(b.centre[:, 0])
+        xs = b.centre[order, 0]
+        lo_ = np.searchsorted(xs, xs - reach[order])
+        hi_ = np.searchsorted(xs, xs + reach[order], side="right")
+        i = np.repeat(order, hi_ - lo_)
+        j = order[np.concatenate([np.arange(a, z) for a, z in zip(lo_, hi_)])] if len(order) else order
+        d = np.linalg.norm(b.centre[j] - b.centre[i], axis=1)
+        ra = b.area[j] / b.area[i]
+        ok = ((d > 0) & (d <= reach[i]) & (d <= big[j] / self.lo[1])
               & (ra >= self.lo[2]) & (ra <= self.hi[2]))
-        i, j = np.nonzero(ok)
+        i, j = i[ok], j[ok]
+        dij = d[ok]
+        u = (b.centre[j] - b.centre[i]) / dij[:, None]
+        si = spread(b.cov[i], u) / dij                           # sign spread along up / d
+        rj = spread(b.cov[j], u) / dij                           # rank spread along up / d
+        ok = (si >= self.lo[0]) & (si <= self.hi[0]) & (rj >= self.lo[1]) & (rj <= self.hi[1])
+        i, j, dij = i[ok], j[ok], dij[ok]
         if len(i) > MAX_PAIRS:
-            keep = np.argsort(d[i, j])[:MAX_PAIRS]
+            keep = np.argsort(dij)[:MAX_PAIRS]
             i, j = i[keep], j[keep]
         return i, j
 
-    def _judge(self, patch, sr, ss, orr, ors, pr, ps, sign, up, candidates) -> Read | None:
+    def _judge(self, patch, sr, ss, orr, ors, pr, ps, sign, up, candidates, blobs) -> Read:
         """Name one pair only when its rank and its suit each clearly beat every other."""
         duels, margins, wins = [], [], []
         shp = (CELLS, CELLS)
@@ -320,34 +367,35 @@ class CornerReader:
         rival = (f"{self.sides[1][0][ors[1]]}/{wins[0]}" if margins[1] < margins[0]
                  else f"{wins[1]}/{self.sides[0][0][orr[1]]}")
         top = ((card, score), (rival, score - min(margins)))
-        return Read(card if sure else None, sign + up / 2, quad, score, min(margins), float(min(duels)), top)
-
-
-def _corr(u: np.ndarray, v: np.ndarray) -> float:
-    u, v = u - u.mean(), v - v.mean()
-    return float(u @ v / (np.sqrt((u @ u) * (v @ v)) + 1e-6))
+        return Read(card if sure else None, sign + up / 2, quad, score, min(margins), float(min(duels)), top,
+                    blobs)
 
 
 def _once(reads: list[Read]) -> list[Read]:
-    """One read per index and per card: reads of one spot that disagree, or of one card at
-    two spots that cannot be one card, become unsure; agreeing ones merge (best kept)."""
-    reads = sorted(reads, key=lambda r: -r.score)
-    named = [r for r in reads if r.card is not None]
-    out: list[Read] = []
+    """Each ink blob in one index and each card once. Named reads sharing a blob but naming
+    different cards: a read beaten by CLEARLY in score drops, otherwise all become unsure;
+    reads of one card merge when they imply the same card (both indices, a 10's digits),
+    and become unsure when they lie where one card cannot be."""
+    named = sorted([r for r in reads if r.card is not None], key=lambda r: -r.score)
+    alive: list[Read] = []
     doubt: set[int] = set()
-    for a, r in enumerate(named):
+    for r in named:
+        rivals = [k for k, o in enumerate(alive) if o.card != r.card and set(o.blobs) & set(r.blobs)]
+        if rivals and all(alive[k].score - r.score >= CLEARLY for k in rivals):
+            continue
+        if rivals:
+            doubt |= set(rivals) | {len(alive)}
+        alive.append(r)
+    for a, r in enumerate(alive):
         short = quad_sides(r.quad)[0]
         for b in range(a):
-            o = named[b]
-            same_spot = np.linalg.norm(o.index - r.index) < INDEX_NEAR * short
-            same_card = np.linalg.norm(o.quad.mean(axis=0) - r.quad.mean(axis=0)) < SAME_CARD * short
-            if o.card == r.card and not same_card or o.card != r.card and same_spot:
+            o = alive[b]
+            if o.card == r.card and np.linalg.norm(o.quad.mean(axis=0) - r.quad.mean(axis=0)) >= SAME_CARD * short:
                 doubt |= {a, b}
     kept: list[Read] = []
-    for a, r in enumerate(named):
+    for a, r in enumerate(alive):
         if a in doubt:
-            r = Read(None, r.index, r.quad, r.score, r.margin, r.duel, r.top)
-        elif any(k.card == r.card for k in kept):
-            continue                     # the same card again (its other index, or a 10's other digit)
-        kept.append(r)
+            kept.append(replace(r, card=None))
+        elif not any(k.card == r.card for k in kept):
+            kept.append(r)
     return kept
