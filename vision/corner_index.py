@@ -117,11 +117,15 @@ def ink_map(bgr: np.ndarray, window: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def blobs(ink: np.ndarray, min_area: int, max_area: int) -> Blobs:
-    """Ink components of plausible glyph size, with their pixel-position covariance."""
+    """Ink components of plausible glyph size, with their pixel-position covariance. A blob
+    the image border cuts is left out: its shape is not the glyph's (a poster's print cut
+    by the top of a deepPoker photo read as a 10 of spades)."""
     mask = (ink > INK_CUT).astype(np.uint8)
     n, lab, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     w, h, a = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT], stats[:, cv2.CC_STAT_AREA]
-    keep = (a >= min_area) & (a <= max_area) & (a >= 0.12 * w * h) & (np.minimum(w, h) >= 2)
+    x, y = stats[:, cv2.CC_STAT_LEFT], stats[:, cv2.CC_STAT_TOP]
+    inside = (x > 0) & (y > 0) & (x + w < ink.shape[1]) & (y + h < ink.shape[0])   # not cut by the frame
+    keep = (a >= min_area) & (a <= max_area) & (a >= 0.12 * w * h) & (np.minimum(w, h) >= 2) & inside
     keep[0] = False
     ys, xs = np.nonzero(mask)
     lb = lab[ys, xs]

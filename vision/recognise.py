@@ -103,7 +103,7 @@ class Recogniser:
         self._known: np.ndarray | None = None   # templates that exist (calibration hides some)
         self._labels, self._faces = labels, faces
         self._kp: kp_mod.KeypointIndex | None = None
-        self.corners = corner_index.CornerReader(profile.faces)   # fanned hands show only indices
+        self._corners: corner_index.CornerReader | None = None
         # duel-ready faces in the bank's order (each face at 0° and 180°)
         self._prep = []
         for img in faces:
@@ -116,6 +116,13 @@ class Recogniser:
         if self._kp is None:
             self._kp = kp_mod.KeypointIndex(self._labels, self._faces)
         return self._kp
+
+    @property
+    def corners(self) -> corner_index.CornerReader:
+        """The corner-index reader (fanned hands show only indices), built on first use."""
+        if self._corners is None:
+            self._corners = corner_index.CornerReader(self.profile.faces)
+        return self._corners
 
     # -- identification -------------------------------------------------------------
     def _allowed(self, candidates: Collection[str] | None) -> np.ndarray | None:
