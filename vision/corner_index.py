@@ -36,10 +36,12 @@ CELLS = 16             # cells per side of each glyph's patch
 SPAN = 2.6             # patch half-side, in the glyph's own ink spread (std) along "up"
 CORNER = (0.24, 0.34)  # share of a face's (w, h) searched for its top-left index
 PAIR_SLACK = 1.6       # how far beyond the templates' own range a pair's proportions may lie
+MIN_SHARE = 0.5        # share of the enrolled cards whose faces must show an index for any to be read
+#   (real decks: 48/52 bidly, 50/52 deepPoker; the drawn stand-in faces, which have none: 12/52)
 MAX_PAIRS = 6000       # candidate pairs compared per image (the closest first)
 MIN_AREA = 12          # px: smallest ink blob taken for a glyph (the "1" of a 10 at 1200 px is ~40)
 MAX_AREA = 0.003       # largest glyph blob, as a share of the image (a close-up's sign is ~0.002)
-RED_CUT = 0.12         # redness above which ink is red (bidly: black templates <= 0.07, red >= 0.17)
+RED_CUT = 0.12         # redness of a sign above which it is red (enrolled signs: black <= 0.002, red >= 0.34)
 SCORE_MIN = 0.8        # correlation the rank patch and the sign patch must each reach with their best
 #   (tune half; reads of its card within 20 px of a bidly label / reads of another card in a
 #   deepPoker single-card photo: 0.7 -> 139 / 20, 0.75 -> 134 / 4, 0.8 -> 128 / 0: print on
@@ -266,7 +268,10 @@ class CornerReader:
     sign patch, each side must win clearly, and the card they make must be enrolled."""
 
     def __init__(self, faces: dict[str, list[np.ndarray]]):
-        ts = templates({c: v for c, v in faces.items() if "/" in c})
+        cards = {c: v for c, v in faces.items() if "/" in c}
+        ts = templates(cards)
+        if len({t.card for t in ts}) < MIN_SHARE * len(cards):
+            ts = []          # faces without corner indices (drawn stand-ins): nothing to read
         self.templates = ts
         self.cards = np.array([t.card for t in ts])
         self.bank = np.stack([t.patch for t in ts]).astype(np.float32) if ts else np.zeros((0, 2 * D), np.float32)
@@ -286,7 +291,7 @@ class CornerReader:
 
     def read(self, image_bgr: np.ndarray, candidates=None) -> list[Read]:
         """Every index read with a name, each card id at most once (doubtful ones unnamed)."""
-        if len(self.sides[0][0]) < 2 or len(self.sides[1][0]) < 2:
+        if not self.templates or len(self.sides[0][0]) < 2 or len(self.sides[1][0]) < 2:
             return []
         h, w = image_bgr.shape[:2]
         ink, red = ink_map(image_bgr, max(FACE_WINDOW, min(h, w) // IMAGE_WINDOW))
