@@ -38,6 +38,8 @@ CORNER = (0.24, 0.34)  # share of a face's (w, h) searched for its top-left inde
 PAIR_SLACK = 1.6       # how far beyond the templates' own range a pair's proportions may lie
 MIN_SHARE = 0.5        # share of the enrolled cards whose faces must show an index for any to be read
 #   (real decks: 48/52 bidly, 50/52 deepPoker; the drawn stand-in faces, which have none: 12/52)
+SIGN_SOLID = 0.6       # least solidity (area over that of the ellipse of its spread) of a sign blob:
+#   enrolled signs 0.79-0.95 (bidly, deepPoker); keeps a third of a cork deal's blobs
 MAX_PAIRS = 6000       # candidate pairs compared per image (the closest first)
 MIN_AREA = 12          # px: smallest ink blob taken for a glyph (the "1" of a 10 at 1200 px is ~40)
 MAX_AREA = 0.003       # largest glyph blob, as a share of the image (a close-up's sign is ~0.002)
@@ -329,6 +331,7 @@ class CornerReader:
     def _pairs(self, b: Blobs) -> tuple[np.ndarray, np.ndarray]:
         """(sign, rank) blob pairs of the templates' proportions, closest first."""
         big = np.sqrt(np.linalg.eigvalsh(b.cov)[:, 1])          # each blob's largest spread
+        solid = b.area / (4 * np.pi * np.sqrt(np.maximum(np.linalg.det(b.cov), 1e-6)))   # 1: a filled ellipse
         reach = np.minimum(big / self.lo[0], big.max() / self.lo[1])   # no spread along up exceeds it
         order = np.argsort(b.centre[:, 0])
         xs = b.centre[order, 0]
@@ -338,7 +341,7 @@ class CornerReader:
         j = order[np.concatenate([np.arange(a, z) for a, z in zip(lo_, hi_)])] if len(order) else order
         d = np.linalg.norm(b.centre[j] - b.centre[i], axis=1)
         ra = b.area[j] / b.area[i]
-        ok = ((d > 0) & (d <= reach[i]) & (d <= big[j] / self.lo[1])
+        ok = ((d > 0) & (d <= reach[i]) & (d <= big[j] / self.lo[1]) & (solid[i] >= SIGN_SOLID)
               & (ra >= self.lo[2]) & (ra <= self.hi[2]))
         i, j = i[ok], j[ok]
         dij = d[ok]
