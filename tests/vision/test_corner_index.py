@@ -109,17 +109,13 @@ def test_unenrolled_card_index_is_never_named():
     named = {r.card for r in reads}
     assert "spades/3" not in named
     assert named <= set(HAND) - {"spades/3"}
-    spot = next(t for t in scene.truth if t.card == "spades/3").quad
-    for r in reads:
-        assert cv2.pointPolygonTest(spot.reshape(-1, 1, 2).astype(np.float32),
-                                    tuple(float(v) for v in r.index), False) < 0 or \
-            r.card in {t.card for t in scene.truth if cv2.pointPolygonTest(
-                t.quad.reshape(-1, 1, 2).astype(np.float32), tuple(float(v) for v in r.index), False) >= 0}
+    for r in reads:      # each read lies on its own card, none on the 3 of spades' index
+        own = next(t for t in scene.truth if t.card == r.card).quad.reshape(-1, 1, 2).astype(np.float32)
+        assert cv2.pointPolygonTest(own, tuple(float(v) for v in r.index), False) >= 0
 
 
 def test_a_back_is_never_named():
     scene = _hand(back_at=3)
-    back = next(t for t in scene.truth if not t.face_up).quad.reshape(-1, 1, 2).astype(np.float32)
     reads = [r for r in CornerReader(_profile().faces).read(scene.image) if r.card is not None]
     cards = {r.card for r in reads}
     assert cards <= set(HAND) - {HAND[3]}
@@ -130,7 +126,6 @@ def test_a_back_is_never_named():
     alone = render_scene(_profile(), [Placement(None, (640, 360), 10, face_up=False, scale=1.6)],
                          size=SIZE, table="plain", seed=1)
     assert [r for r in CornerReader(_profile().faces).read(alone.image) if r.card is not None] == []
-    assert cv2.contourArea(back) > 0
 
 
 @pytest.mark.parametrize("turn", [90, 180])
