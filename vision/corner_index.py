@@ -309,6 +309,8 @@ class CornerReader:
         ss = np.where((red_s[:, None] > RED_CUT) != self.red[None, :], -1.0, ss)
         per_s = self._per(ss, 1)
         k = np.flatnonzero((per_s.max(axis=1) >= SCORE_MIN) & (ground <= GROUND_MAX))
+        if len(k) == 0:
+            return []
         i, j, up, ps, ss, per_s, ground = i[k], j[k], up[k], ps[k], ss[k], per_s[k], ground[k]
         pr, _, ground_r = glyphs(inkb, red, b, j, up)
         sr = pr @ self.bank[:, :D].T
@@ -330,6 +332,8 @@ class CornerReader:
 
     def _pairs(self, b: Blobs) -> tuple[np.ndarray, np.ndarray]:
         """(sign, rank) blob pairs of the templates' proportions, closest first."""
+        if len(b.area) < 2:
+            return np.zeros(0, int), np.zeros(0, int)
         big = np.sqrt(np.linalg.eigvalsh(b.cov)[:, 1])          # each blob's largest spread
         solid = b.area / (4 * np.pi * np.sqrt(np.maximum(np.linalg.det(b.cov), 1e-6)))   # 1: a filled ellipse
         reach = np.minimum(big / self.lo[0], big.max() / self.lo[1])   # no spread along up exceeds it
