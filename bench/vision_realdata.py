@@ -264,6 +264,14 @@ def deeppoker(folder: Path, out: Path) -> dict[str, Tally]:
         t.wrong += bool(bad)
         t.unsure += bool(dets) and not ok and not bad
         t.missed += not dets
+        if kind == "peek":
+            reads = [x.card for x in rec.corners.read(img) if x.card is not None]
+            c = tallies.setdefault(f"deepPoker peek corners {half_of(r['card'], deck)}", Tally())
+            c.labelled += 1
+            c.right += r["card"] in reads
+            c.found += r["card"] in reads
+            c.wrong += any(x != r["card"] for x in reads)
+            c.missed += r["card"] not in reads
         if not ok or bad:
             why = f"want {r['card']}: " + ("WRONG " + ",".join(bad) if bad else "unsure" if dets else "missed")
             save_failure(out, f"deeppoker-{Path(f).stem}", img, dets, why)
@@ -328,10 +336,44 @@ def bidly(folder: Path, out: Path) -> dict[str, Tally]:
                 tallies[f"bidly deals {half_of(d.card, deck)}"].wrong += 1
                 notes.append(f"WRONG {d.card}")
                 print(f"  {path.name}: named {d.card} ({d.confidence:.2f}), not in this deal: WRONG")
+        corner_reads(rec, img, centres, deck, tallies, path.name)
         if notes:
             save_failure(out, f"bidly-{path.stem}", img, dets, f"{len(notes)} failures")
             print(f"  {path.name}: " + " ".join(notes))
     return tallies
+
+
+def corner_reads(rec: Recogniser, img: np.ndarray, centres: dict[str, list[tuple[float, float]]],
+                 deck: tuple[str, ...], tallies: dict[str, Tally], name: str) -> None:
+    """What the corner-index reader alone names (vision.corner_index), scored strictly: a
+    read is right only within CORNER_NEAR px of a labelled index of its card, wrong at a
+    labelled index of another card or when its card is not in the photo."""
+    t0 = time.perf_counter()
+    reads = [r for r in rec.corners.read(img) if r.card is not None]
+    ms = (time.perf_counter() - t0) * 1000
+    for h in ("tune", "report"):
+        tallies.setdefault(f"bidly corners {h}", Tally()).ms.append(ms)
+    got = set()
+    for r in reads:
+        t = tallies[f"bidly corners {half_of(r.card, deck)}"]
+        near = [c for c, pts in centres.items() for p in pts if np.hypot(*(r.index - p)) < CORNER_NEAR]
+        if r.card in near:
+            got.add(r.card)
+        elif near or r.card not in centres:
+            t.wrong += 1
+            print(f"  {name}: corner reader named {r.card} at {r.index.astype(int)} (labels there: "
+                  f"{','.join(near) or 'none'}): WRONG")
+        else:
+            print(f"  {name}: corner reader named {r.card} at {r.index.astype(int)}, on no label: check by eye")
+    for card in centres:
+        t = tallies[f"bidly corners {half_of(card, deck)}"]
+        t.labelled += 1
+        t.found += card in got
+        t.right += card in got
+        t.missed += card not in got
+
+
+CORNER_NEAR = 20    # px (1200 px deals): a read index this close to a label's centre reads that label
 
 
 def default_realdata() -> Path:

@@ -21,6 +21,7 @@ import numpy as np
 import math
 
 from vision import align
+from vision import corner_index
 from vision import confidence as conf_mod
 from vision import duel as duel_mod
 from vision import keypoints as kp_mod
@@ -102,6 +103,7 @@ class Recogniser:
         self._known: np.ndarray | None = None   # templates that exist (calibration hides some)
         self._labels, self._faces = labels, faces
         self._kp: kp_mod.KeypointIndex | None = None
+        self._corners: corner_index.CornerReader | None = None
         # duel-ready faces in the bank's order (each face at 0° and 180°)
         self._prep = []
         for img in faces:
@@ -114,6 +116,13 @@ class Recogniser:
         if self._kp is None:
             self._kp = kp_mod.KeypointIndex(self._labels, self._faces)
         return self._kp
+
+    @property
+    def corners(self) -> corner_index.CornerReader:
+        """The corner-index reader (fanned hands show only indices), built on first use."""
+        if self._corners is None:
+            self._corners = corner_index.CornerReader(self.profile.faces)
+        return self._corners
 
     # -- identification -------------------------------------------------------------
     def _allowed(self, candidates: Collection[str] | None) -> np.ndarray | None:
@@ -221,7 +230,11 @@ class Recogniser:
                        for k in kept):
                 kept.append(d)
         kept += self._leftovers(image_bgr, found, kept, allowed)
-        return _one_per_card(kept)
+        kept = _one_per_card(kept)
+        if roi is None or not _all_named(kept):
+            reads = [r.moved(np.float32([x0, y0])) for r in self.corners.read(sub, candidates)]
+            kept = _with_corners(kept, reads)
+        return kept
 
     def _leftovers(self, image, found: FindResult, kept: list[Detection], allowed) -> list[Detection]:
         """Card-shaped regions no detection explains (e.g. a lone card the finder took for
@@ -481,6 +494,37 @@ def _all_named(dets: list[Detection]) -> bool:
     where every card is already named. A region with an unnamed card, or none found, still
     gets it: that is where real tables defeat the shape finder. Whole stills always do."""
     return bool(dets) and all(d.card is not None for d in dets if d.face_up)
+
+
+def _with_corners(dets: list[Detection], reads: list[corner_index.Read]) -> list[Detection]:
+    """Detections merged with the corner indices read (vision.corner_index).
+
+    A read index on a detection of the same card (its point inside the detection, whose
+    centre is near that of the card the index implies) names an unnamed detection and
+    unnames one named otherwise (two readings disagree: no guess); an index on no
+    detection adds its card. A card named by a detection elsewhere is in two places at
+    once: neither is believed."""
+    out = list(dets)
+    for r in reads:
+        if r.card is None:
+            continue
+        c, short = r.quad.mean(axis=0), quad_sides(r.quad)[0]
+        on = [k for k, d in enumerate(dets) if _inside(d.quad, r.index)
+              and np.linalg.norm(d.quad.mean(axis=0) - c) < corner_index.SAME_CARD * short]
+        twin = [k for k, d in enumerate(out) if d.card == r.card and k not in on]
+        for k in twin:
+            out[k] = replace(out[k], card=None)
+        if twin:
+            continue
+        for k in on:
+            d = out[k]
+            if d.card is None and d.face_up:
+                out[k] = replace(d, card=r.card, confidence=r.confidence, margin=r.margin, top=r.top)
+            elif d.card != r.card:
+                out[k] = replace(d, card=None, confidence=min(d.confidence, 1 - r.confidence))
+        if not on:
+            out.append(Detection(r.quad, r.card, True, r.confidence, r.margin, r.top))
+    return out
 
 
 def _inside(quad: np.ndarray, pt: np.ndarray) -> bool:

@@ -1,0 +1,136 @@
+"""The corner-index reader (vision.corner_index) on rendered fanned hands.
+
+The faces are drawn here with a real-looking corner index (rank written with cv2.putText,
+the suit sign under it, and the same turned 180° in the opposite corner), as printed
+cards have: the project's synthetic faces carry no suit sign under their rank.
+"""
+from __future__ import annotations
+
+from functools import cache
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.corner_index import CornerReader
+from vision.decks import cards_of
+from vision.profile import Profile
+from vision.recognise import Recogniser
+from vision.synthetic.faces import _symbol, synthetic_face
+from vision.synthetic.render import Placement, card_long_side, render_scene
+
+DECK = cards_of("french-52")
+RED = {"hearts", "diamonds"}
+TEXT = {"ace": "A", "jack": "J", "queen": "Q", "king": "K"}
+
+
+def _index(card: str) -> np.ndarray:
+    """The corner index of ``card`` on a 40x64 piece of paper."""
+    suit, rank = card.split("/")
+    col = (30, 30, 200) if suit in RED else (25, 25, 25)
+    img = np.full((64, 40, 3), (238, 242, 244), np.uint8)
+    text = TEXT.get(rank, rank)
+    (tw, _), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 0.7, 2)
+    cv2.putText(img, text, (20 - tw // 2, 26), cv2.FONT_HERSHEY_SIMPLEX, 0.7, col, 2, cv2.LINE_AA)
+    _symbol(img, suit, (20, 44), 8, col)
+    return img
+
+
+def _face(card: str) -> np.ndarray:
+    """A 160x224 face: an index in two corners, pips or a picture panel in the middle."""
+    suit, rank = card.split("/")
+    col = (30, 30, 200) if suit in RED else (25, 25, 25)
+    img = np.full((224, 160, 3), (238, 242, 244), np.uint8)
+    ix = _index(card)
+    img[4:68, 2:42] = ix
+    img[224 - 68:224 - 4, 160 - 42:160 - 2] = ix[::-1, ::-1]
+    if rank in TEXT and rank != "ace":
+        k = ("jack", "queen", "king").index(rank)
+        cv2.rectangle(img, (46, 30), (114, 194), (60 + 60 * k, 160, 220 - 50 * k), -1)
+        _symbol(img, suit, (80, 112), 18, col)
+    else:
+        n = 1 if rank == "ace" else int(rank)
+        for p in range(n):
+            _symbol(img, suit, (62 + 36 * (p % 2), 46 + 132 * (p // 2) // max(1, (n - 1) // 2)), 12, col)
+    return img
+
+
+@cache
+def _profile(without: str | None = None) -> Profile:
+    faces = {c: [_face(c)] for c in DECK if c != without}
+    faces["back"] = [synthetic_face("french-52", "back")]
+    return Profile(deck_id="french-52", faces=faces, aspect=1.4)
+
+
+HAND = ("spades/3", "hearts/10", "clubs/queen", "diamonds/7", "clubs/3", "hearts/king",
+        "spades/9", "diamonds/ace")
+SIZE = (1280, 720)
+
+
+def _hand(cards=HAND, *, back_at: int | None = None, seed: int = 3):
+    """A fan: each card turned a little more and shifted right, covering most of the last."""
+    short = card_long_side(SIZE, 1.3) / 1.4
+    places = [Placement(None if k == back_at else c, (300 + 0.3 * short * k, 380 + 4 * k), -16 + 4 * k,
+                        face_up=k != back_at, scale=1.3) for k, c in enumerate(cards)]
+    return render_scene(_profile(), places, size=SIZE, table="wood", seed=seed)
+
+
+def test_every_face_gives_an_index_template():
+    reader = CornerReader(_profile().faces)
+    assert {t.card for t in reader.templates} == set(DECK)
+
+
+def test_fanned_hand_read_by_corner_indices():
+    scene = _hand()
+    reads = [r for r in CornerReader(_profile().faces).read(scene.image) if r.card is not None]
+    named = {r.card for r in reads}
+    assert named <= set(HAND), f"named cards not in the hand: {named - set(HAND)}"
+    assert len(named) >= len(HAND) - 1, f"only {sorted(named)} of {HAND}"
+    for r in reads:      # each read where its card lies, its quad over the card's own quad
+        truth = next(t for t in scene.truth if t.card == r.card)
+        assert cv2.pointPolygonTest(truth.quad.reshape(-1, 1, 2).astype(np.float32),
+                                    tuple(float(v) for v in r.index), False) >= 0
+        assert np.linalg.norm(r.quad.mean(axis=0) - truth.quad.mean(axis=0)) < 0.15 * 200
+
+
+def test_recognise_names_a_fanned_hand_and_nothing_wrong():
+    scene = _hand(seed=5)
+    dets = Recogniser(_profile()).recognise(scene.image)
+    named = [d.card for d in dets if d.card is not None]
+    assert set(named) <= set(HAND) and len(named) == len(set(named))
+    assert len(set(named)) >= len(HAND) - 1, f"only {sorted(set(named))} of {HAND}"
+
+
+def test_unenrolled_card_index_is_never_named():
+    """The 3 of spades missing from the profile: its index (like the 3 of clubs') is not
+    read as any other card."""
+    scene = _hand()
+    reads = [r for r in CornerReader(_profile("spades/3").faces).read(scene.image) if r.card is not None]
+    named = {r.card for r in reads}
+    assert "spades/3" not in named
+    assert named <= set(HAND) - {"spades/3"}
+    for r in reads:      # each read lies on its own card, none on the 3 of spades' index
+        own = next(t for t in scene.truth if t.card == r.card).quad.reshape(-1, 1, 2).astype(np.float32)
+        assert cv2.pointPolygonTest(own, tuple(float(v) for v in r.index), False) >= 0
+
+
+def test_a_back_is_never_named():
+    scene = _hand(back_at=3)
+    reads = [r for r in CornerReader(_profile().faces).read(scene.image) if r.card is not None]
+    cards = {r.card for r in reads}
+    assert cards <= set(HAND) - {HAND[3]}
+    for r in reads:
+        own = next(t for t in scene.truth if t.card == r.card)
+        assert own.face_up
+    # a back alone fills the image: nothing is read on it
+    alone = render_scene(_profile(), [Placement(None, (640, 360), 10, face_up=False, scale=1.6)],
+                         size=SIZE, table="plain", seed=1)
+    assert [r for r in CornerReader(_profile().faces).read(alone.image) if r.card is not None] == []
+
+
+@pytest.mark.parametrize("turn", [90, 180])
+def test_read_at_any_rotation(turn):
+    scene = _hand(seed=7)
+    img = np.ascontiguousarray(np.rot90(scene.image, k=turn // 90))
+    named = {r.card for r in CornerReader(_profile().faces).read(img) if r.card is not None}
+    assert named <= set(HAND) and len(named) >= len(HAND) - 1

@@ -1,0 +1,417 @@
+"""Reading corner indices: the rank glyph with the small suit sign under it.
+
+In a fanned hand most cards show nothing but their corner index. Templates are cut from the
+enrolled faces (Profile.faces, no format change): in each face the index's ink components
+(dark, or red, on the light paper) are found in the top-left corner (and, rotated, in the
+bottom-right). The suit sign and one rank component define "up" (sign to rank); each of
+the two glyphs is then sampled in its own frame (its centroid, that direction, its own
+spread of ink along it as the unit), and so is every pair of ink components of an image
+that could be a sign and a rank. Sampling each glyph on its own scale makes the comparison
+free of position, rotation, scale and of the index layout, which differs between prints
+of one design (the bidly singles space sign and rank wider than the dealt deck), so one
+matrix product compares every pair with every template.
+
+A pair is named only when its best card beats every other card clearly, on the whole
+patch and on the pixels where the two leading cards differ (vision.duel), with both its
+rank half and its sign half matching, and its colour (red or black) agreeing ("never
+guess"). Each card is in a deck once: an id read at two places that cannot be one card
+is not believed; the two indices of one card give the same card quad and are merged.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+
+from vision import duel as duel_mod
+from vision.geometry import order_quad, quad_sides
+
+FACE_WINDOW = 15       # px (in a 160 px wide face) whose brightest pixel is the paper under a glyph
+IMAGE_WINDOW = 25      # an image's shorter side / this = its paper window (wider than the signs of
+#                        close-ups such as the deepPoker peeks, whose signs are 1/20 of the side)
+INK_CUT = 0.4          # ink strength (less green and blue than the local paper) of a glyph pixel
+CELLS = 16             # cells per side of each glyph's patch
+SPAN = 2.6             # patch half-side, in the glyph's own ink spread (std) along "up"
+CORNER = (0.24, 0.34)  # share of a face's (w, h) searched for its top-left index
+PAIR_SLACK = 1.6       # how far beyond the templates' own range a pair's proportions may lie
+MIN_SHARE = 0.5        # share of the enrolled cards whose faces must show an index for any to be read
+#   (real decks: 48/52 bidly, 50/52 deepPoker; the drawn stand-in faces, which have none: 12/52)
+SIGN_SOLID = 0.6       # least solidity (area over that of the ellipse of its spread) of a sign blob:
+#   enrolled signs 0.79-0.95 (bidly, deepPoker); keeps a third of a cork deal's blobs
+MAX_PAIRS = 6000       # candidate pairs compared per image (the closest first)
+MIN_AREA = 12          # px: smallest ink blob taken for a glyph (the "1" of a 10 at 1200 px is ~40)
+MAX_AREA = 0.003       # largest glyph blob, as a share of the image (a close-up's sign is ~0.002)
+RED_CUT = 0.12         # redness of a sign above which it is red (enrolled signs: black <= 0.002, red >= 0.34)
+SCORE_MIN = 0.8        # correlation the rank patch and the sign patch must each reach with their best
+#   (tune half; reads of its card within 20 px of a bidly label / reads of another card in a
+#   deepPoker single-card photo: 0.7 -> 139 / 20, 0.75 -> 134 / 4, 0.8 -> 128 / 0: print on
+#   a poster and floor patterns read as an ace or a 10 score 0.70-0.79)
+MARGIN_MIN = 0.01      # correlation margin of the rank, and of the suit, over the next best
+DUEL_MIN = 0.15        # duel margin (vision.duel) of the rank, and of the suit, over the next best
+#   (same measurement: at SCORE_MIN 0.7, 0.1 -> 1 name on another card's bidly label, 0.15 -> 0;
+#   at SCORE_MIN 0.8: 0.15 -> 128 right, 0.2 -> 114, 0.25 -> 89, none wrong)
+GROUND_MAX = 0.25      # median ink around the glyphs above which they are not print on paper: the
+#   texture of a black mat beside a card made a K of spades (bidly deal6, report half; 0.35
+#   let it through, 0.25 stops it and costs 8 right reads on the tune half)
+CONF_SLOPE = 20.0      # logistic slope of a read's confidence against its duel margin (0.7 at DUEL_MIN)
+CLEARLY = 0.1          # score lead by which a read keeps a blob another read also claims
+SAME_CARD = 0.35       # quads whose centres lie closer (share of the short side) are one card
+BLUR = 0.8             # px sigma of the ink map before sampling (forgives a pixel of jitter)
+D = CELLS * CELLS      # length of one glyph's patch
+
+
+@dataclass(frozen=True)
+class Template:
+    card: str
+    patch: np.ndarray      # (2*D,) rank patch then sign patch, each zero-mean unit-norm
+    red: bool              # red ink
+    corners: np.ndarray    # (4, 2) the face's corners in the frame (sign origin, sign-to-rank = (0, -1))
+    shape: tuple[float, float, float]  # sign spread / d, rank spread / d, rank area / sign area
+
+
+@dataclass(frozen=True)
+class Read:
+    """One corner index read in an image."""
+
+    card: str | None       # None: unsure
+    index: np.ndarray      # (2,) image point between sign and rank
+    quad: np.ndarray       # (4, 2) the card quad the index implies
+    score: float           # correlation with the named card's best template
+    margin: float          # over the best other card (whole patch)
+    duel: float            # on the pixels where the two leading cards differ
+    top: tuple = ()        # ((card, score), ...) best first
+    blobs: tuple = ()      # (sign, rank): the ink blobs it was read from
+    ground: float = 0.0    # median ink around its glyphs (0 on clean paper)
+
+    @property
+    def confidence(self) -> float:
+        """0.7 at the naming threshold (as vision.recognise's duels), rising with the duel."""
+        return 1.0 / (1.0 + math.exp(-(CONF_SLOPE * (self.duel - DUEL_MIN) + math.log(0.7 / 0.3))))
+
+    def moved(self, offset: np.ndarray) -> "Read":
+        """The same read in a larger image whose (x, y) origin lies at ``-offset``."""
+        return replace(self, index=self.index + offset, quad=(self.quad + offset).astype(np.float32))
+
+
+@dataclass(frozen=True)
+class Blobs:
+    """Ink components of plausible glyph size."""
+
+    centre: np.ndarray     # (N, 2)
+    cov: np.ndarray        # (N, 2, 2) covariance of their pixel positions
+    area: np.ndarray       # (N,)
+    labels: np.ndarray     # float32 label image (connected components of the ink)
+    ids: np.ndarray        # (N,) each blob's label there
+
+
+def ink_map(bgr: np.ndarray, window: int) -> tuple[np.ndarray, np.ndarray]:
+    """(ink, red): 0..1 maps of how much less green and blue than the local paper each
+    pixel has (black and red ink alike), and how much more red than green or blue. Red and
+    green-or-blue are each divided by their brightest value within ``window`` px (the paper
+    there), which also undoes the light's colour (a warm lamp is not red ink)."""
+    k = cv2.getStructuringElement(cv2.MORPH_RECT, (window, window))
+    gb = np.maximum(bgr[..., 0], bgr[..., 1])
+    r = bgr[..., 2]
+    gb = gb.astype(np.float32) / np.maximum(cv2.dilate(gb, k), 8).astype(np.float32)
+    ink = np.clip(1.0 - gb, 0.0, 1.0)       # black ink and red ink both lack green and blue
+    red = np.clip(r.astype(np.float32) / np.maximum(cv2.dilate(r, k), 8).astype(np.float32) - gb, 0.0, 1.0)
+    return ink, red
+
+
+def blobs(ink: np.ndarray, min_area: int, max_area: int) -> Blobs:
+    """Ink components of plausible glyph size, with their pixel-position covariance. A blob
+    the image border cuts is left out: its shape is not the glyph's (a poster's print cut
+    by the top of a deepPoker photo read as a 10 of spades)."""
+    mask = (ink > INK_CUT).astype(np.uint8)
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    w, h, a = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT], stats[:, cv2.CC_STAT_AREA]
+    x, y = stats[:, cv2.CC_STAT_LEFT], stats[:, cv2.CC_STAT_TOP]
+    inside = (x > 0) & (y > 0) & (x + w < ink.shape[1]) & (y + h < ink.shape[0])   # not cut by the frame
+    keep = (a >= min_area) & (a <= max_area) & (a >= 0.12 * w * h) & (np.minimum(w, h) >= 2) & inside
+    keep[0] = False
+    ys, xs = np.nonzero(mask)
+    lb = lab[ys, xs]
+    sel = keep[lb]
+    ys, xs, lb = ys[sel].astype(np.float64), xs[sel].astype(np.float64), lb[sel]
+    ids = np.flatnonzero(keep)
+    remap = np.full(n, -1)
+    remap[ids] = np.arange(len(ids))
+    k = remap[lb]
+    m = len(ids)
+    cnt = np.maximum(np.bincount(k, minlength=m), 1)
+    mx, my = np.bincount(k, xs, m) / cnt, np.bincount(k, ys, m) / cnt
+    dx, dy = xs - mx[k], ys - my[k]
+    cov = np.stack([np.bincount(k, dx * dx, m), np.bincount(k, dx * dy, m),
+                    np.bincount(k, dx * dy, m), np.bincount(k, dy * dy, m)], axis=1) / cnt[:, None]
+    cov += 1.0 / 12                           # a pixel's own extent
+    return Blobs(np.stack([mx, my], axis=1), cov.reshape(m, 2, 2), cnt.astype(np.float64),
+                 lab.astype(np.float32), ids)
+
+
+def spread(cov: np.ndarray, unit: np.ndarray) -> np.ndarray:
+    """Standard deviation of each blob's pixels along its unit vector."""
+    return np.sqrt(np.einsum("ni,nij,nj->n", unit, cov, unit))
+
+
+def _grid() -> tuple[np.ndarray, np.ndarray]:
+    g = np.linspace(-SPAN, SPAN, CELLS)
+    return np.meshgrid(g, g)
+
+
+def sample(maps: list[np.ndarray], origin: np.ndarray, right: np.ndarray, down: np.ndarray,
+           nearest: int = 0) -> list[np.ndarray]:
+    """Each float32 map sampled on the CELLS x CELLS grid of each frame (origin, scaled
+    axes): (P, D); the last ``nearest`` maps (labels) at the nearest pixel, others bilinearly."""
+    gx, gy = _grid()
+    out: list[list[np.ndarray]] = [[] for _ in maps]
+    for s in range(0, len(origin), 1000):      # remap maps stay well under 32767 rows
+        sl = slice(s, s + 1000)
+        mx = origin[sl, 0, None, None] + gx * right[sl, 0, None, None] + gy * down[sl, 0, None, None]
+        my = origin[sl, 1, None, None] + gx * right[sl, 1, None, None] + gy * down[sl, 1, None, None]
+        mx, my = mx.reshape(-1, CELLS).astype(np.float32), my.reshape(-1, CELLS).astype(np.float32)
+        for k, m in enumerate(maps):
+            how = cv2.INTER_NEAREST if k >= len(maps) - nearest else cv2.INTER_LINEAR
+            p = cv2.remap(m, mx, my, how, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+            out[k].append(p.reshape(-1, D))
+    return [np.concatenate(o, axis=0) if o else np.zeros((0, D), np.float32) for o in out]
+
+
+def glyphs(ink: np.ndarray, red: np.ndarray, b: Blobs, c: np.ndarray, up: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Blobs ``c`` each sampled in its own frame ("up" along ``up``, its spread along it as
+    the unit) -> (patches (P, D) normed, redness (P,), median ink around it (P,): low on
+    paper). A patch shows its own blob's ink only: a card edge or a pip beside the index
+    is not part of the glyph."""
+    dn = (-up / np.maximum(np.linalg.norm(up, axis=1, keepdims=True), 1e-6)).astype(np.float32)
+    rt = np.stack([dn[:, 1], -dn[:, 0]], axis=1)     # for down = (0, 1): right = (1, 0)
+    s = spread(b.cov[c], dn)[:, None].astype(np.float32)
+    p, q, lab = sample([ink, red, b.labels], b.centre[c].astype(np.float32), rt * s, dn * s, nearest=1)
+    own = np.abs(lab - b.ids[c][:, None].astype(np.float32)) < 0.5
+    ground = np.median(np.where(own, 0.0, p), axis=1)
+    p = np.where(own, p, 0.0)
+    on = p > INK_CUT
+    return _normed(p), (q * on).sum(axis=1) / np.maximum(on.sum(axis=1), 1), ground
+
+
+def describe(ink: np.ndarray, red: np.ndarray, b: Blobs, i: np.ndarray, j: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pairs (sign i, rank j) -> (patches (P, 2D): rank then sign, redness of the sign (P,),
+    sign-to-rank vectors (P, 2))."""
+    up = b.centre[j] - b.centre[i]
+    pr, _, _ = glyphs(ink, red, b, j, up)
+    ps, red_s, _ = glyphs(ink, red, b, i, up)
+    return np.concatenate([pr, ps], axis=1), red_s, up
+
+
+def _normed(p: np.ndarray) -> np.ndarray:
+    p = p - p.mean(axis=-1, keepdims=True)
+    return p / (np.linalg.norm(p, axis=-1, keepdims=True) + 1e-6)
+
+
+def _face_index(face: np.ndarray, ink: np.ndarray) -> tuple[Blobs, list[tuple[int, int]]]:
+    """The index in a face's top-left corner: its blobs and [(sign, rank)] pairs (one per
+    rank component, e.g. two for a 10)."""
+    h, w = face.shape[:2]
+    b = blobs(ink, 4, int(0.05 * w * h))
+    c = b.centre
+    inside = (c[:, 0] < CORNER[0] * w) & (c[:, 1] < CORNER[1] * h) & (c[:, 0] > 0.02 * w) & (c[:, 1] > 0.02 * h)
+    ids = np.flatnonzero(inside)
+    if len(ids) < 2:
+        return b, []
+    ids = ids[b.area[ids] >= 0.15 * b.area[ids].max()]        # not specks
+    rank = int(ids[np.argmin(c[ids, 0] + c[ids, 1])])            # the glyph nearest the corner
+    size = np.sqrt(b.area[rank])
+    below = [k for k in ids if c[k, 1] > c[rank, 1] + 0.5 * size and abs(c[k, 0] - c[rank, 0]) < 1.5 * size
+             and b.area[k] >= 0.2 * b.area[rank]]
+    if not below:
+        return b, []
+    sign = int(min(below, key=lambda k: c[k, 1]))
+    ranks = [k for k in ids if k != sign and abs(c[k, 1] - c[rank, 1]) < 0.4 * size
+             and abs(c[k, 0] - c[rank, 0]) < 2 * size]              # the rank's other digit (10)
+    return b, [(sign, int(k)) for k in ranks]
+
+
+def templates(faces: dict[str, list[np.ndarray]]) -> list[Template]:
+    """Index templates of every face (top-left index, and bottom-right one turned upright)."""
+    out = []
+    for card, imgs in faces.items():
+        for img in imgs:
+            h, w = img.shape[:2]
+            box = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float64)
+            for turned in (False, True):
+                face = np.ascontiguousarray(img[::-1, ::-1]) if turned else img
+                ink, red = ink_map(face, FACE_WINDOW)
+                b, pairs = _face_index(face, ink)
+                if not pairs:
+                    continue
+                i = np.array([p[0] for p in pairs])
+                j = np.array([p[1] for p in pairs])
+                patch, reds, up = describe(cv2.GaussianBlur(ink, (0, 0), BLUR), red, b, i, j)
+                for k in range(len(pairs)):
+                    d = float(np.linalg.norm(up[k]))
+                    dn = -up[k] / d
+                    rt = np.array([dn[1], -dn[0]])
+                    rel = box - b.centre[i[k]]
+                    corners = np.stack([rel @ rt, rel @ dn], axis=1) / d
+                    shape = (float(spread(b.cov[i[k]][None], dn[None])[0] / d),
+                             float(spread(b.cov[j[k]][None], dn[None])[0] / d),
+                             float(b.area[j[k]] / b.area[i[k]]))
+                    out.append(Template(card, patch[k], bool(reds[k] > RED_CUT), corners, shape))
+    return out
+
+
+class CornerReader:
+    """Reads the corner indices of the cards of one profile; build once, call per image.
+
+    Rank and suit are read apart (the rank glyph of the 3 of clubs is the 3 of spades'):
+    the rank patch against every template's rank patch, the sign patch against every
+    sign patch, each side must win clearly, and the card they make must be enrolled."""
+
+    def __init__(self, faces: dict[str, list[np.ndarray]]):
+        cards = {c: v for c, v in faces.items() if "/" in c}
+        ts = templates(cards)
+        if len({t.card for t in ts}) < MIN_SHARE * len(cards):
+            ts = []          # faces without corner indices (drawn stand-ins): nothing to read
+        self.templates = ts
+        self.cards = np.array([t.card for t in ts])
+        self.bank = np.stack([t.patch for t in ts]).astype(np.float32) if ts else np.zeros((0, 2 * D), np.float32)
+        self.red = np.array([t.red for t in ts], bool)
+        shape = np.array([t.shape for t in ts]) if ts else np.ones((1, 3))
+        self.lo, self.hi = shape.min(axis=0) / PAIR_SLACK, shape.max(axis=0) * PAIR_SLACK
+        # per side (rank, suit): the distinct values and which templates show each
+        self.sides = []
+        for part in (1, 0):
+            vals = sorted({c.split("/")[part] for c in self.cards})
+            self.sides.append((vals, np.array([[c.split("/")[part] == v for c in self.cards] for v in vals])))
+        self.known = set(self.cards.tolist())
+        self.order = []              # per side: templates grouped by value, and each group's start
+        for vals, member in self.sides:
+            perm = np.concatenate([np.flatnonzero(m) for m in member]) if len(member) else np.zeros(0, int)
+            self.order.append((perm, np.cumsum([0] + [int(m.sum()) for m in member[:-1]])))
+
+    def read(self, image_bgr: np.ndarray, candidates=None) -> list[Read]:
+        """Every index read with a name, each card id at most once (doubtful ones unnamed)."""
+        if not self.templates or len(self.sides[0][0]) < 2 or len(self.sides[1][0]) < 2:
+            return []
+        h, w = image_bgr.shape[:2]
+        ink, red = ink_map(image_bgr, max(FACE_WINDOW, min(h, w) // IMAGE_WINDOW))
+        b = blobs(ink, MIN_AREA, int(MAX_AREA * h * w))
+        i, j = self._pairs(b)
+        if len(i) == 0:
+            return []
+        inkb = cv2.GaussianBlur(ink, (0, 0), BLUR)
+        up = b.centre[j] - b.centre[i]
+        # the sign first (one patch per pair); the rank only where a sign was recognised
+        ps, red_s, ground = glyphs(inkb, red, b, i, up)
+        ss = ps @ self.bank[:, D:].T                              # (pairs, templates)
+        ss = np.where((red_s[:, None] > RED_CUT) != self.red[None, :], -1.0, ss)
+        per_s = self._per(ss, 1)
+        k = np.flatnonzero((per_s.max(axis=1) >= SCORE_MIN) & (ground <= GROUND_MAX))
+        if len(k) == 0:
+            return []
+        i, j, up, ps, ss, per_s, ground = i[k], j[k], up[k], ps[k], ss[k], per_s[k], ground[k]
+        pr, _, ground_r = glyphs(inkb, red, b, j, up)
+        sr = pr @ self.bank[:, :D].T
+        per_r = self._per(sr, 0)
+        ground = np.maximum(ground, ground_r)
+        ok = (per_r.max(axis=1) >= SCORE_MIN) & (ground <= GROUND_MAX)
+        reads = []
+        for k in np.flatnonzero(ok):
+            orr, ors = np.argsort(-per_r[k])[:2], np.argsort(-per_s[k])[:2]
+            r = self._judge(np.concatenate([pr[k], ps[k]]), sr[k], ss[k], orr, ors, per_r[k], per_s[k],
+                            b.centre[i[k]], up[k], candidates, (int(i[k]), int(j[k])))
+            reads.append(replace(r, ground=float(ground[k])))
+        return _once(reads)
+
+    def _per(self, s: np.ndarray, side: int) -> np.ndarray:
+        """(pairs, templates) scores -> (pairs, values of the side): each value's best."""
+        perm, starts = self.order[side]
+        return np.maximum.reduceat(s[:, perm], starts, axis=1)
+
+    def _pairs(self, b: Blobs) -> tuple[np.ndarray, np.ndarray]:
+        """(sign, rank) blob pairs of the templates' proportions, closest first."""
+        if len(b.area) < 2:
+            return np.zeros(0, int), np.zeros(0, int)
+        big = np.sqrt(np.linalg.eigvalsh(b.cov)[:, 1])          # each blob's largest spread
+        solid = b.area / (4 * np.pi * np.sqrt(np.maximum(np.linalg.det(b.cov), 1e-6)))   # 1: a filled ellipse
+        reach = np.minimum(big / self.lo[0], big.max() / self.lo[1])   # no spread along up exceeds it
+        order = np.argsort(b.centre[:, 0])
+        xs = b.centre[order, 0]
+        lo_ = np.searchsorted(xs, xs - reach[order])
+        hi_ = np.searchsorted(xs, xs + reach[order], side="right")
+        i = np.repeat(order, hi_ - lo_)
+        j = order[np.concatenate([np.arange(a, z) for a, z in zip(lo_, hi_)])] if len(order) else order
+        d = np.linalg.norm(b.centre[j] - b.centre[i], axis=1)
+        ra = b.area[j] / b.area[i]
+        ok = ((d > 0) & (d <= reach[i]) & (d <= big[j] / self.lo[1]) & (solid[i] >= SIGN_SOLID)
+              & (ra >= self.lo[2]) & (ra <= self.hi[2]))
+        i, j = i[ok], j[ok]
+        dij = d[ok]
+        u = (b.centre[j] - b.centre[i]) / dij[:, None]
+        si = spread(b.cov[i], u) / dij                           # sign spread along up / d
+        rj = spread(b.cov[j], u) / dij                           # rank spread along up / d
+        ok = (si >= self.lo[0]) & (si <= self.hi[0]) & (rj >= self.lo[1]) & (rj <= self.hi[1])
+        i, j, dij = i[ok], j[ok], dij[ok]
+        if len(i) > MAX_PAIRS:
+            keep = np.argsort(dij)[:MAX_PAIRS]
+            i, j = i[keep], j[keep]
+        return i, j
+
+    def _judge(self, patch, sr, ss, orr, ors, pr, ps, sign, up, candidates, blobs) -> Read:
+        """Name one pair only when its rank and its suit each clearly beat every other."""
+        duels, margins, wins = [], [], []
+        shp = (CELLS, CELLS)
+        for s, order, per, (vals, member), half in ((sr, orr, pr, self.sides[0], slice(0, D)),
+                                                    (ss, ors, ps, self.sides[1], slice(D, 2 * D))):
+            t1 = int(np.argmax(np.where(member[order[0]], s, -9)))
+            t2 = int(np.argmax(np.where(member[order[1]], s, -9)))
+            margins.append(float(per[order[0]] - per[order[1]]))
+            duels.append(duel_mod.duel(patch[half].reshape(shp), self.bank[t1, half].reshape(shp),
+                                       self.bank[t2, half].reshape(shp)) if per[order[1]] > -1 else 2.0)
+            wins.append(vals[order[0]])
+        card = f"{wins[1]}/{wins[0]}"
+        both = np.where(self.cards == card, sr + ss, -9.0)
+        t = self.templates[int(np.argmax(both))]
+        dn = -up
+        rt = np.array([dn[1], -dn[0]])
+        quad = order_quad(sign + t.corners[:, :1] * rt + t.corners[:, 1:] * dn)
+        score = float(min(pr[orr[0]], ps[ors[0]]))
+        sure = (card in self.known and min(margins) >= MARGIN_MIN and min(duels) >= DUEL_MIN
+                and (candidates is None or card in candidates))
+        rival = (f"{self.sides[1][0][ors[1]]}/{wins[0]}" if margins[1] < margins[0]
+                 else f"{wins[1]}/{self.sides[0][0][orr[1]]}")
+        top = ((card, score), (rival, score - min(margins)))
+        return Read(card if sure else None, sign + up / 2, quad, score, min(margins), float(min(duels)), top,
+                    blobs)
+
+
+def _once(reads: list[Read]) -> list[Read]:
+    """Each ink blob in one index and each card once. Named reads sharing a blob but naming
+    different cards: a read beaten by CLEARLY in score drops, otherwise all become unsure;
+    reads of one card merge when they imply the same card (both indices, a 10's digits),
+    and become unsure when they lie where one card cannot be."""
+    named = sorted([r for r in reads if r.card is not None], key=lambda r: -r.score)
+    alive: list[Read] = []
+    doubt: set[int] = set()
+    for r in named:
+        rivals = [k for k, o in enumerate(alive) if o.card != r.card and set(o.blobs) & set(r.blobs)]
+        if rivals and all(alive[k].score - r.score >= CLEARLY for k in rivals):
+            continue
+        if rivals:
+            doubt |= set(rivals) | {len(alive)}
+        alive.append(r)
+    for a, r in enumerate(alive):
+        short = quad_sides(r.quad)[0]
+        for b in range(a):
+            o = alive[b]
+            if o.card == r.card and np.linalg.norm(o.quad.mean(axis=0) - r.quad.mean(axis=0)) >= SAME_CARD * short:
+                doubt |= {a, b}
+    kept: list[Read] = []
+    for a, r in enumerate(alive):
+        if a in doubt:
+            kept.append(replace(r, card=None))
+        elif not any(k.card == r.card for k in kept):
+            kept.append(r)
+    return kept
