@@ -17,10 +17,12 @@ import numpy as np
 
 # A change of light (a lamp, auto-exposure, clouds) changes the whole table smoothly; a card or a
 # hand changes a card-sized patch. Measured on the ``lamp`` sequences of bench/vision_live.py:
-LIGHT_TRIGGER = 0.05   # share of the table changed before a change of light is looked for
+LIGHT_TRIGGER = 0.02   # share of the table changed before a change of light is looked for (a card
+#   is ~2 %: a drift crossing the change threshold in patches is caught before they settle)
 LIGHT_INLIERS = 0.6    # share of the table a smooth gain must explain to be taken for light
 LIGHT_TOL = 0.05       # |log gain| residual of a pixel that the smooth gain explains (~5 %)
 LIGHT_MIN = 0.02       # |log gain| below which the light is taken as unchanged
+LIGHT_BLOCKS = (6, 8)  # rows, columns of blocks whose median residual refines the quadratic
 
 
 def light_field(cur: np.ndarray, ref: np.ndarray, mask: np.ndarray, step: int = 2) -> np.ndarray | None:
@@ -42,11 +44,27 @@ def light_field(cur: np.ndarray, ref: np.ndarray, mask: np.ndarray, step: int = 
             return None
         p, *_ = np.linalg.lstsq(basis[keep], logr[keep], rcond=None)
         keep = sel & (np.abs(logr - basis @ p) < tol)
+    # what the quadratic leaves (a lamp's falloff is not one): the median residual per block of
+    # the table, where most of the block is explained, smoothed
+    res = logr - basis @ p
+    gy, gx = LIGHT_BLOCKS
+    hs, ws = res.shape
+    grid = np.zeros((gy, gx), np.float32)
+    for by in range(gy):
+        for bx in range(gx):
+            blk = np.s_[by * hs // gy:(by + 1) * hs // gy, bx * ws // gx:(bx + 1) * ws // gx]
+            ok = sel[blk] & (np.abs(res[blk]) < 0.15)
+            if np.count_nonzero(ok) > 0.4 * ok.size:
+                grid[by, bx] = np.median(res[blk][ok])
+    grid = cv2.GaussianBlur(grid, (3, 3), 0.8)
+    corr = cv2.resize(grid, (ws, hs), interpolation=cv2.INTER_LINEAR)
+    keep = sel & (np.abs(res - corr) < LIGHT_TOL)
     if np.count_nonzero(keep) < LIGHT_INLIERS * np.count_nonzero(sel):
         return None
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     xx, yy = xx / w - 0.5, yy / h - 0.5
     field = p[0] + p[1] * xx + p[2] * yy + p[3] * xx * xx + p[4] * xx * yy + p[5] * yy * yy
+    field += cv2.resize(grid, (w, h), interpolation=cv2.INTER_LINEAR)
     if float(np.abs(field[mask.astype(bool)]).max(initial=0.0)) < LIGHT_MIN:
         return None
     return np.exp(field).astype(np.float32)

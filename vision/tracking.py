@@ -35,7 +35,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration
-from vision.change import ChangeDetector, Region, relit
+from vision.change import ChangeDetector, Region, light_field, relit
 from vision.finder import refine_quad
 from vision.geometry import order_quad, quad_sides
 
@@ -156,6 +156,7 @@ class TableWatcher:
         self._before4: np.ndarray | None = None
         self._image: np.ndarray | None = None
         self._cur4: np.ndarray | None = None
+        self._mask4: np.ndarray | None = None
 
     # -- public -----------------------------------------------------------------------------------
     def candidates(self) -> Collection[str] | None:
@@ -401,12 +402,14 @@ class TableWatcher:
         if not self.find_from_empty:
             return list(self.recogniser.recognise(image, candidates=cands, roi=roi))
         new, kept = self._new_quads(image, region)
-        dets = list(kept)
-        for q in new:
-            d = self.recogniser.read_quad(image, q, cands)
-            if d is not None:
-                dets.append(d)
-        unnamed = [d for d in dets[len(kept):] if d.face_up and d.card is None]
+        read = [d for d in (self.recogniser.read_quad(image, q, cands) for q in new) if d is not None]
+        # a known card read elsewhere moved there (nudged): it is not also where it was
+        ids = {d.card for d in read if d.face_up and d.card is not None}
+        kept = [k for k in kept if not (k.card in ids or (not k.face_up and any(
+            not d.face_up and np.linalg.norm(d.quad.mean(axis=0) - k.quad.mean(axis=0)) < 0.5 * self.card_long
+            for d in read)))]
+        dets = kept + read
+        unnamed = [d for d in read if d.face_up and d.card is None]
         if unnamed and attempt == self.confirm_attempts - 1:
             # last look at a card the quad's reading leaves unnamed: the stills recogniser's
             # own finding and keypoints, for a named card lying there
@@ -424,9 +427,11 @@ class TableWatcher:
         isolates a card dropped over another), or of the difference from the empty table (a
         card moved onto a spot where it overlaps its old place)."""
         cur = self._cur4_image()
+        self._follow_light(cur)
         near = cv2.resize(region.mask.astype(np.uint8), self._size4, interpolation=cv2.INTER_NEAREST)
         near = cv2.dilate(near, np.ones((5, 5), np.uint8))
-        present = self._differs(cur, self._empty4) & near
+        present_all = self._differs(cur, self._empty4)
+        present = present_all & near
         changed = self._differs(cur, self._before4) & near
         grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
         short = self.card_px[0]
@@ -453,12 +458,26 @@ class TableWatcher:
             visible = own & ~self._quad_mask4([q for q in quads
                                                if np.linalg.norm(q.mean(axis=0) - c.centre) >= 0.2 * short])
             n = np.count_nonzero(visible)
-            if same or n == 0 or np.count_nonzero(moved[visible]) < TOUCHED * n:
+            # untouched, or still there: changed only in light or shade, not back to the empty table
+            if same or n == 0 or np.count_nonzero(moved[visible]) < TOUCHED * n or \
+                    np.count_nonzero(present_all[visible]) > (1 - TOUCHED) * n:
                 kept.append(_Seen(np.asarray(c.quad, np.float32), c.card, c.face_up, c.confidence))
         for q in quads:
             if not any(np.linalg.norm(q.mean(axis=0) - k.quad.mean(axis=0)) < 0.2 * short for k in kept):
                 new.append(q)
         return new, kept
+
+    def _follow_light(self, cur: np.ndarray) -> None:
+        """Bring both models to the current light (what the change detector's follow left)."""
+        if self._mask4 is None:
+            self._mask4 = cv2.resize(self.change.table_mask, self._size4, interpolation=cv2.INTER_NEAREST)
+        g = cv2.cvtColor(cur, cv2.COLOR_BGR2GRAY) if cur.ndim == 3 else cur
+        for name in ("_empty4", "_before4"):
+            model = getattr(self, name)
+            m = cv2.cvtColor(model, cv2.COLOR_BGR2GRAY) if model.ndim == 3 else model
+            gain = light_field(g, m, self._mask4, step=3)
+            if gain is not None:
+                setattr(self, name, relit(model, gain))
 
     def _shrink4(self, image: np.ndarray) -> np.ndarray:
         return cv2.resize(image, self._size4, interpolation=cv2.INTER_AREA)

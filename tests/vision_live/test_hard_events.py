@@ -1,0 +1,36 @@
+"""Hard real-table events through ``cardtable track`` with the real recogniser (issue 15): a lamp
+switched on and off with the exposure drifting back, arms' shadows and a player leaning over,
+cards nudged after they were placed, each card dropped partly over the previous one, and the
+cloths the stills finder's "paper is lighter and greyer" rule breaks on (a light table, a
+patterned one). Every placement with the right card and seat; no other event."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from controller.cli import main as cardtable
+from vision.synthetic import synthetic_profile
+from vision.synthetic.sequences import named_sequence, write_sequence
+
+CASES = [("lamp", "light"), ("shadow", "plain"), ("nudge", "wood"), ("stacked", "plain"),
+         ("trick", "light"), ("trick", "patterned")]
+
+
+@pytest.fixture(scope="module")
+def profile(tmp_path_factory):
+    path = tmp_path_factory.mktemp("profile") / "french-32"
+    synthetic_profile("french-32").save(path)
+    return path
+
+
+@pytest.mark.parametrize("name, table", CASES)
+def test_track_reports_every_card_through_hard_events(name, table, profile, tmp_path, capsys):
+    seq = named_sequence(name, size=(960, 540), table=table, seed=7)
+    video = write_sequence(seq, tmp_path / f"{name}.avi")
+    assert cardtable(["track", str(profile), str(video)]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.strip()]
+    got = [(l["event"], l["seat"], l["card"], l["face_up"]) for l in lines]
+    assert got == [e.key() for e in seq.events]
+    for line, truth in zip(lines, seq.events):
+        assert truth.frame - 8 <= line["frame"] <= truth.frame + 14, (line, truth)
