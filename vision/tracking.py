@@ -45,6 +45,8 @@ DIFF_LEVEL = 16      # colour difference (max over B, G, R; 0-255) of a card fro
 #   above sensor noise at 1/4 size (~1), below a white card on the light table (~40)
 UNKNOWN_SIZE = (0.2, 6.0)   # card area over the calibration's guess, before any card is seen: the
 #   default table guess was 0.28x the rendered cards' area (bench/vision_live.py, trick/plain)
+SPECK = 0.2          # a changed region smaller than this share of a card holds no new card (its
+#   change is at least the card's whole area)
 TOUCHED = 0.25       # share of a known card's visible area that changed: it moved (or went)
 
 
@@ -401,6 +403,9 @@ class TableWatcher:
         """The cards in a settled region: from the empty table when it can, else the stills finder."""
         if not self.find_from_empty:
             return list(self.recogniser.recognise(image, candidates=cands, roi=roi))
+        if region.area_small < SPECK * self.card_area_small and \
+                not any(self._in_region(region, c.centre) for c in self.cards):
+            return []      # a speck (noise, light drifting over the threshold) holds no new card
         new, kept = self._new_quads(image, region)
         read = [d for d in (self.recogniser.read_quad(image, q, cands) for q in new) if d is not None]
         # a known card read elsewhere moved there (nudged): it is not also where it was
@@ -413,7 +418,8 @@ class TableWatcher:
         if unnamed and attempt == self.confirm_attempts - 1:
             # last look at a card the quad's reading leaves unnamed: the stills recogniser's
             # own finding and keypoints, for a named card lying there
-            named = [d for d in self.recogniser.recognise(image, candidates=cands, roi=roi) if d.card is not None]
+            named = [d for d in self.recogniser.recognise(image, candidates=cands, roi=self._roi(region))
+                     if d.card is not None]
             for u in unnamed:
                 hit = [d for d in named if _inside(u.quad, np.asarray(d.quad, np.float32).mean(axis=0))]
                 if hit:
