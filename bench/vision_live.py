@@ -152,7 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--finder", choices=("empty", "stills"), default="empty",
                    help="find new cards from the empty table (default) or with the stills finder")
     p.add_argument("--compare", action="store_true", help="both finders, side by side")
-    p.add_argument("--only", default="", help="run only sequences whose label contains this")
+    p.add_argument("--only", default="", help="comma-separated: run only sequences whose label contains "
+                   "one of these (and skip the unchanged table)")
     args = p.parse_args(argv)
     cv2.setNumThreads(1)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -161,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     recs: dict[str, Recogniser] = {}
     print(f"live table, {size[0]}x{size[1]}, one core, still window 8 frames (30 fps); finders: {', '.join(finders)}")
     print(f"  machine load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    for finder in finders:
+    for finder in finders if not args.only else ():
         rec = recs.setdefault("french-32", Recogniser(synthetic_profile("french-32")))
         u = unchanged_table(rec, finder, size, 150 if args.quick else 600)
         print(f"[{finder}] unchanged table (4 cards): CPU median {u['cpu_median_ms']:.2f} ms/frame, "
@@ -171,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     hdr = f"{'sequence':32s}" + "".join(f" | {f + ': recall unnamed false seat':38s}" for f in finders)
     print(hdr)
     for label, seq in cases(size, args.quick):
-        if args.only and args.only not in label:
+        if args.only and not any(o in label for o in args.only.split(",")):
             continue
         row = f"{label:32s}"
         for finder in finders:

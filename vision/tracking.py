@@ -44,7 +44,7 @@ MODEL_FACTOR = 4     # the empty / settled table models are kept at 1/4 size (a 
 DIFF_LEVEL = 16      # colour difference (max over B, G, R; 0-255) of a card from the table under it:
 #   above sensor noise at 1/4 size (~1), below a white card on the light table (~40)
 UNKNOWN_SIZE = (0.2, 6.0)   # card area over the calibration's guess, before any card is seen: the
-#   default table guess was 0.28x the rendered cards' area (bench/vision_live.py, trick/plain)
+#   default table guess was ~0.29x the rendered cards' area (960x540 trick, no --table)
 SPECK = 0.2          # a changed region smaller than this share of a card holds no new card (its
 #   change is at least the card's whole area)
 TOUCHED = 0.25       # share of a known card's visible area that changed: it moved (or went)

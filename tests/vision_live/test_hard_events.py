@@ -34,3 +34,26 @@ def test_track_reports_every_card_through_hard_events(name, table, profile, tmp_
     assert got == [e.key() for e in seq.events]
     for line, truth in zip(lines, seq.events):
         assert truth.frame - 8 <= line["frame"] <= truth.frame + 14, (line, truth)
+
+
+def test_change_detector_follows_a_lamp_but_not_a_card():
+    """A lamp's smooth gain over the whole table is followed; a card appearing under it is not."""
+    import numpy as np
+
+    from vision.change import ChangeDetector
+    from vision.synthetic.sequences import _light_field   # the renderer's lamp
+
+    rng = np.random.default_rng(0)
+    table = np.clip(rng.normal(190, 4, (540, 960, 3)), 0, 255).astype(np.float32)
+    cd = ChangeDetector((960, 540))
+    cd.update(table.astype(np.uint8), 0)
+    lit = table * _light_field((960, 540), 7, 1.0)[..., None] * 0.85
+    moving, changed = cd.update(np.clip(lit, 0, 255).astype(np.uint8), 1)
+    assert cd.gain is not None and not changed
+    card = lit.copy()
+    card[200:340, 400:500] = 250
+    _, changed = cd.update(np.clip(card, 0, 255).astype(np.uint8), 2)
+    regions = cd.regions()
+    assert changed and len(regions) == 1
+    x, y, w, h = regions[0].bbox
+    assert 380 <= x <= 400 and 480 <= x + w <= 520 and 180 <= y <= 200 and 320 <= y + h <= 360
