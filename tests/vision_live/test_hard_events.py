@@ -13,8 +13,10 @@ from controller.cli import main as cardtable
 from vision.synthetic import synthetic_profile
 from vision.synthetic.sequences import named_sequence, write_sequence
 
-CASES = [("lamp", "light"), ("shadow", "plain"), ("nudge", "wood"), ("stacked", "plain"),
-         ("trick", "light"), ("trick", "patterned")]
+CASES = [("lamp", "light", 7), ("shadow", "plain", 7), ("nudge", "wood", 7), ("stacked", "plain", 7),
+         ("trick", "light", 7), ("trick", "patterned", 7),
+         # the stills finder names 2 of these 4 cards, and reports 2 false events (bench/vision_live.py)
+         ("trick", "cloth", 8)]
 
 
 @pytest.fixture(scope="module")
@@ -24,9 +26,9 @@ def profile(tmp_path_factory):
     return path
 
 
-@pytest.mark.parametrize("name, table", CASES)
-def test_track_reports_every_card_through_hard_events(name, table, profile, tmp_path, capsys):
-    seq = named_sequence(name, size=(960, 540), table=table, seed=7)
+@pytest.mark.parametrize("name, table, seed", CASES)
+def test_track_reports_every_card_through_hard_events(name, table, seed, profile, tmp_path, capsys):
+    seq = named_sequence(name, size=(960, 540), table=table, seed=seed)
     video = write_sequence(seq, tmp_path / f"{name}.avi")
     assert cardtable(["track", str(profile), str(video)]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.strip()]
