@@ -15,6 +15,70 @@ import cv2
 import numpy as np
 
 
+# A change of light (a lamp, auto-exposure, clouds) changes the whole table smoothly; a card or a
+# hand changes a card-sized patch. Measured on the ``lamp`` sequences of bench/vision_live.py:
+LIGHT_TRIGGER = 0.02   # share of the table changed before a change of light is looked for (a card
+#   is ~2 %: a drift crossing the change threshold in patches is caught before they settle)
+LIGHT_INLIERS = 0.6    # share of the table a smooth gain must explain to be taken for light
+LIGHT_TOL = 0.05       # |log gain| residual of a pixel that the smooth gain explains (~5 %)
+LIGHT_MIN = 0.02       # |log gain| below which the light is taken as unchanged
+LIGHT_BLOCKS = (6, 8)  # rows, columns of blocks whose median residual refines the quadratic
+
+
+def light_field(cur: np.ndarray, ref: np.ndarray, mask: np.ndarray, step: int = 2) -> np.ndarray | None:
+    """The smooth gain ``g`` (cur ~ ref * g, quadratic in x and y in log) that a change of light
+    explains on most of ``mask``; None when no such gain explains it (cards, hands, a cloth
+    moved) or the light did not change. Robust: fitted again on the pixels it explains."""
+    h, w = cur.shape[:2]
+    yy, xx = np.mgrid[0:h:step, 0:w:step].astype(np.float32)
+    xx, yy = xx / w - 0.5, yy / h - 0.5
+    c, r = cur[::step, ::step].astype(np.float32), ref[::step, ::step].astype(np.float32)
+    sel = mask[::step, ::step].astype(bool) & (r > 8) & (c < 250) & (r < 250)   # clipped: no measure
+    if np.count_nonzero(sel) < 12:
+        return None
+    logr = np.log((c + 1) / (r + 1))
+    basis = np.stack([np.ones_like(xx), xx, yy, xx * xx, xx * yy, yy * yy], axis=-1)
+    keep = sel
+    for tol in (0.3, 0.12, LIGHT_TOL):
+        if np.count_nonzero(keep) < 12:
+            return None
+        p, *_ = np.linalg.lstsq(basis[keep], logr[keep], rcond=None)
+        keep = sel & (np.abs(logr - basis @ p) < tol)
+    # what the quadratic leaves (a lamp's falloff is not one): the median residual per block of
+    # the table, where most of the block is explained, smoothed
+    res = logr - basis @ p
+    gy, gx = LIGHT_BLOCKS
+    hs, ws = res.shape
+    grid = np.zeros((gy, gx), np.float32)
+    for by in range(gy):
+        for bx in range(gx):
+            blk = np.s_[by * hs // gy:(by + 1) * hs // gy, bx * ws // gx:(bx + 1) * ws // gx]
+            ok = sel[blk] & (np.abs(res[blk]) < 0.15)
+            if np.count_nonzero(ok) > 0.4 * ok.size:
+                grid[by, bx] = np.median(res[blk][ok])
+    grid = cv2.GaussianBlur(grid, (3, 3), 0.8)
+    corr = cv2.resize(grid, (ws, hs), interpolation=cv2.INTER_LINEAR)
+    keep = sel & (np.abs(res - corr) < LIGHT_TOL)
+    if np.count_nonzero(keep) < LIGHT_INLIERS * np.count_nonzero(sel):
+        return None
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    xx, yy = xx / w - 0.5, yy / h - 0.5
+    field = p[0] + p[1] * xx + p[2] * yy + p[3] * xx * xx + p[4] * xx * yy + p[5] * yy * yy
+    field += cv2.resize(grid, (w, h), interpolation=cv2.INTER_LINEAR)
+    if float(np.abs(field[mask.astype(bool)]).max(initial=0.0)) < LIGHT_MIN:
+        return None
+    return np.exp(field).astype(np.float32)
+
+
+def relit(image: np.ndarray, gain: np.ndarray) -> np.ndarray:
+    """``image`` (uint8, grey or colour) under ``gain`` (any size: resized to the image's)."""
+    h, w = image.shape[:2]
+    g = gain if gain.shape == (h, w) else cv2.resize(gain, (w, h), interpolation=cv2.INTER_LINEAR)
+    if image.ndim == 3:
+        g = g[..., None]
+    return np.clip(image.astype(np.float32) * g + 0.5, 0, 255).astype(np.uint8)
+
+
 @dataclass(frozen=True)
 class Region:
     """A connected patch of change, in small-image pixels and in full-image pixels."""
@@ -58,6 +122,8 @@ class ChangeDetector:
         self.small: np.ndarray | None = None
         self.motion: np.ndarray | None = None
         self.change: np.ndarray | None = None
+        self.gain: np.ndarray | None = None     # this frame's change of light (small size), if any
+        self._table_px = int(np.count_nonzero(self.table_mask))
 
     def shrink(self, image_bgr: np.ndarray) -> np.ndarray:
         """The small grey image change detection works on (area-averaged, so noise cancels)."""
@@ -89,6 +155,16 @@ class ChangeDetector:
         cv2.threshold(change, self.change_threshold, 1, cv2.THRESH_BINARY, dst=change)
         change &= self.table_mask
         changed = bool(cv2.countNonZero(change))
+        self.gain = None
+        if changed and cv2.countNonZero(change) > LIGHT_TRIGGER * self._table_px:
+            # the light changed: follow it in the reference, so only real change is left
+            self.gain = light_field(small, self.reference, self.table_mask)
+            if self.gain is not None:
+                self.reference = relit(self.reference, self.gain)
+                change = cv2.absdiff(small, self.reference)
+                cv2.threshold(change, self.change_threshold, 1, cv2.THRESH_BINARY, dst=change)
+                change &= self.table_mask
+                changed = bool(cv2.countNonZero(change))
         self.prev, self.small, self.motion, self.change = small, small, motion, change
         return moving, changed
 

@@ -200,6 +200,23 @@ class Recogniser:
             return None, a.confidence, a.margin
         return a.card, a.confidence, a.margin
 
+    def read_quad(self, image_bgr: np.ndarray, quad: np.ndarray,
+                  candidates: Collection[str] | None = None) -> Detection | None:
+        """The card at a quad found elsewhere (the live table finds new cards as the change
+        from the empty table), named as a lone whole card of the finder is; None when
+        nothing like a card face lies there (blank paper, a phone)."""
+        allowed = self._allowed(candidates)
+        a, q, desc = self._aligned_read(image_bgr, np.asarray(quad, np.float32), allowed)
+        best = self._believed(desc, q, True, [(a, None)])
+        if best.confidence >= self.threshold:
+            det = Detection(q, None if best.card == BACK else best.card, best.card != BACK,
+                            best.confidence, best.margin)
+        elif best.score < NOT_A_CARD:
+            return None
+        else:
+            det = Detection(q, None, True, best.confidence, best.margin)
+        return self._rechecked(image_bgr, det, allowed)
+
     # -- whole images ---------------------------------------------------------------
     def recognise(self, image_bgr: np.ndarray, candidates: Collection[str] | None = None,
                   roi: tuple[int, int, int, int] | None = None) -> list[Detection]:

@@ -6,6 +6,12 @@ loop and calls :meth:`TableWatcher.process` per frame (no threads inside). The r
 * **Cheap first.** :class:`~vision.change.ChangeDetector` looks at every frame; the recogniser
   runs only on changed regions that have been *settled* (nothing moved in them) for
   ``still_frames`` frames, and only once per settling.
+* **New cards are found from the empty table.** The watcher keeps the table as it was empty
+  and as it last settled (quarter size, colour; both follow changes of light, never a card or
+  a hand); a new card is the card-shaped part of the settled change, the change from the
+  settled table isolating a card dropped over another. The recogniser only names it
+  (``read_quad``), so this works on light, white and patterned cloths alike; a recogniser
+  without ``read_quad`` finds cards itself (the stills finder) in the changed region.
 * **A card is placed only when still**, then attributed to the seat whose zone holds its centre
   and identified among the game's candidates (cards not played yet this deal, plus the cards
   already on the table so they are recognised when touched again).
@@ -29,9 +35,19 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration
-from vision.change import ChangeDetector, Region
+from vision.change import ChangeDetector, Region, light_field, relit
+from vision.finder import refine_quad
+from vision.geometry import order_quad, quad_sides
 
 EVENTS = ("placed", "removed", "needs_confirmation", "cleared")
+MODEL_FACTOR = 4     # the empty / settled table models are kept at 1/4 size (a card ~25 px across)
+DIFF_LEVEL = 16      # colour difference (max over B, G, R; 0-255) of a card from the table under it:
+#   above sensor noise at 1/4 size (~1), below a white card on the light table (~40)
+UNKNOWN_SIZE = (0.2, 6.0)   # card area over the calibration's guess, before any card is seen: the
+#   default table guess was ~0.29x the rendered cards' area (960x540 trick, no --table)
+SPECK = 0.2          # a changed region smaller than this share of a card holds no new card (its
+#   change is at least the card's whole area)
+TOUCHED = 0.25       # share of a known card's visible area that changed: it moved (or went)
 
 
 @dataclass(frozen=True)
@@ -109,7 +125,7 @@ class TableWatcher:
     def __init__(self, source, calibration: Calibration, recogniser: RecogniserLike,
                  candidates: Candidates = None, *, still_frames: int = 8, confirm_attempts: int = 3,
                  min_confidence: float = 0.0, absorb_frames: int = 150, occluder_fraction: float = 0.35,
-                 change_threshold: int = 18, motion_threshold: int = 12) -> None:
+                 change_threshold: int = 18, motion_threshold: int = 12, find_from_empty: bool = True) -> None:
         self.source = source
         self.calibration = calibration
         self.recogniser = recogniser
@@ -141,6 +157,16 @@ class TableWatcher:
         self._sizes: list[tuple[float, float]] = []
         self.card_long = long_
         self.card_area_small = max(4.0, short * long_ / (self.change.sx * self.change.sy))
+        # the empty table and the table as last settled (see the module docstring)
+        self.find_from_empty = find_from_empty and hasattr(recogniser, "read_quad")
+        W, H = calibration.image_size
+        self._size4 = (max(1, W // MODEL_FACTOR), max(1, H // MODEL_FACTOR))
+        self._f4 = (W / self._size4[0], H / self._size4[1])
+        self._empty4: np.ndarray | None = None
+        self._before4: np.ndarray | None = None
+        self._image: np.ndarray | None = None
+        self._cur4: np.ndarray | None = None
+        self._mask4: np.ndarray | None = None
 
     # -- public -----------------------------------------------------------------------------------
     def candidates(self) -> Collection[str] | None:
@@ -177,8 +203,14 @@ class TableWatcher:
             cd.set_reference(bg if bg is not None and bg.shape == image.shape else image)
             # the empty table: where the picture equals it, nothing is present (a card went away)
             self._empty = cd.reference.copy()
+            self._empty4 = self._shrink4(bg if bg is not None and bg.shape == image.shape else image)
+            self._before4 = self._empty4.copy()
             self._started = True
         moving, changed = cd.update(image, idx)
+        self._image, self._cur4 = image, None
+        if cd.gain is not None:            # the light changed: the models follow it
+            self._empty = relit(self._empty, cd.gain)
+            self._empty4, self._before4 = relit(self._empty4, cd.gain), relit(self._before4, cd.gain)
         self.last_events = []
         if not changed and not self._has_missing():
             self.last_regions = []
@@ -204,7 +236,7 @@ class TableWatcher:
                     hidden |= region.mask
             elif self._deferred[region.mask].any():
                 if still_for >= self.absorb_frames:
-                    cd.absorb(region.mask)
+                    self._absorb(region.mask)
                     self._deferred[region.mask] = False
                     self.stats.absorbed += 1
                 else:
@@ -265,7 +297,7 @@ class TableWatcher:
         attempt = self._attempts.get(self._region_key(region), 0)
         roi = self._roi(region, attempt)
         self.stats.recognise_calls += 1
-        dets = [d for d in self.recogniser.recognise(image, candidates=cands, roi=roi)
+        dets = [d for d in self._look(image, region, roi, cands, attempt)
                 if zones.in_trick_area(np.asarray(d.quad).mean(axis=0))]
         local = [c for c in self.cards if self._in_region(region, c.centre)]
 
@@ -293,7 +325,7 @@ class TableWatcher:
                 seat = zones.seat_of(centre)
                 card, conf, quad = self._identify_patch(image, quad, cands)
                 self._evaluated_at[region.mask] = idx
-                self.change.absorb(region.mask)
+                self._absorb(region.mask)
                 if card is not None and card not in {c.card for c in self.cards}:
                     face_up = card != "back"
                     self.cards.append(TrackedCard(next(self._seq), card if face_up else None, face_up, seat,
@@ -375,32 +407,162 @@ class TableWatcher:
         self._attempts.pop(key, None)
         self._evaluated_at[region.mask] = idx
         self._deferred[region.mask] = False
-        self.change.absorb(region.mask)
+        self._absorb(region.mask)
         return "done", events
+
+    def _look(self, image: np.ndarray, region: Region, roi, cands, attempt: int) -> list:
+        """The cards in a settled region: from the empty table when it can, else the stills finder."""
+        if not self.find_from_empty:
+            return list(self.recogniser.recognise(image, candidates=cands, roi=roi))
+        if region.area_small < SPECK * self.card_area_small and \
+                not any(self._in_region(region, c.centre) for c in self.cards):
+            return []      # a speck (noise, light drifting over the threshold) holds no new card
+        new, kept = self._new_quads(image, region)
+        read = [d for d in (self.recogniser.read_quad(image, q, cands) for q in new) if d is not None]
+        # a known card read elsewhere moved there (nudged): it is not also where it was
+        ids = {d.card for d in read if d.face_up and d.card is not None}
+        kept = [k for k in kept if not (k.card in ids or (not k.face_up and any(
+            not d.face_up and np.linalg.norm(d.quad.mean(axis=0) - k.quad.mean(axis=0)) < 0.5 * self.card_long
+            for d in read)))]
+        dets = kept + read
+        unnamed = [d for d in read if d.face_up and d.card is None]
+        if unnamed and attempt == self.confirm_attempts - 1:
+            # last look at a card the quad's reading leaves unnamed: the stills recogniser's
+            # own finding and keypoints, for a named card lying there
+            named = [d for d in self.recogniser.recognise(image, candidates=cands, roi=self._roi(region))
+                     if d.card is not None]
+            for u in unnamed:
+                hit = [d for d in named if _inside(u.quad, np.asarray(d.quad, np.float32).mean(axis=0))]
+                if hit:
+                    dets[dets.index(u)] = max(hit, key=lambda d: d.confidence)
+        return dets
+
+    def _new_quads(self, image: np.ndarray, region: Region) -> tuple[list[np.ndarray], list]:
+        """(quads of cards new or moved in ``region``, the known cards still lying untouched there).
+
+        A new card is a card-shaped blob of the change from the table as it last settled (which
+        isolates a card dropped over another), or of the difference from the empty table (a
+        card moved onto a spot where it overlaps its old place)."""
+        cur = self._cur4_image()
+        self._follow_light(cur)
+        near = cv2.resize(region.mask.astype(np.uint8), self._size4, interpolation=cv2.INTER_NEAREST)
+        near = cv2.dilate(near, np.ones((5, 5), np.uint8))
+        present_all = self._differs(cur, self._empty4)
+        present = present_all & near
+        changed = self._differs(cur, self._before4) & near
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+        short = self.card_px[0]
+        quads: list[np.ndarray] = []
+        aspect = getattr(getattr(self.recogniser, "profile", None), "aspect", None)
+        for mask in (changed & present, present):
+            # the calibration's card size may be a default guess until cards are seen
+            for q in self._card_quads(mask, self._f4, aspect=aspect, loose=UNKNOWN_SIZE):
+                q = refine_quad(grey, order_quad(q))
+                c = q.mean(axis=0)
+                if any(np.linalg.norm(o.mean(axis=0) - c) < 0.3 * short for o in quads):
+                    continue
+                quads.append(q)
+        # known cards that did not change where they are not covered by a new card stay known
+        kept, new = [], []
+        moved = changed.astype(np.uint8)
+        for c in self.cards:
+            own = self._quad_mask4([c.quad])
+            if not (own & near).any():
+                continue
+            same = any(np.linalg.norm(q.mean(axis=0) - c.centre) < 0.2 * short and
+                       abs(quad_sides(q)[1] - quad_sides(order_quad(c.quad))[1]) < 0.15 * short for q in quads)
+            # its part no new card covers: unchanged, so it still lies there
+            visible = own & ~self._quad_mask4([q for q in quads
+                                               if np.linalg.norm(q.mean(axis=0) - c.centre) >= 0.2 * short])
+            n = np.count_nonzero(visible)
+            # untouched, or still there: changed only in light or shade, not back to the empty table
+            if same or n == 0 or np.count_nonzero(moved[visible]) < TOUCHED * n or \
+                    np.count_nonzero(present_all[visible]) > (1 - TOUCHED) * n:
+                kept.append(_Seen(np.asarray(c.quad, np.float32), c.card, c.face_up, c.confidence))
+        for q in quads:
+            if not any(np.linalg.norm(q.mean(axis=0) - k.quad.mean(axis=0)) < 0.2 * short for k in kept):
+                new.append(q)
+        return new, kept
+
+    def _follow_light(self, cur: np.ndarray) -> None:
+        """Bring both models to the current light (what the change detector's follow left)."""
+        if self._mask4 is None:
+            self._mask4 = cv2.resize(self.change.table_mask, self._size4, interpolation=cv2.INTER_NEAREST)
+        g = cv2.cvtColor(cur, cv2.COLOR_BGR2GRAY) if cur.ndim == 3 else cur
+        for name in ("_empty4", "_before4"):
+            model = getattr(self, name)
+            m = cv2.cvtColor(model, cv2.COLOR_BGR2GRAY) if model.ndim == 3 else model
+            gain = light_field(g, m, self._mask4, step=3)
+            if gain is not None:
+                setattr(self, name, relit(model, gain))
+
+    def _shrink4(self, image: np.ndarray) -> np.ndarray:
+        return cv2.resize(image, self._size4, interpolation=cv2.INTER_AREA)
+
+    def _cur4_image(self) -> np.ndarray:
+        if self._cur4 is None:
+            self._cur4 = self._shrink4(self._image)
+        return self._cur4
+
+    def _differs(self, cur: np.ndarray, model: np.ndarray) -> np.ndarray:
+        """Where ``cur`` differs from ``model`` by more than camera noise (bool, 1/4 size)."""
+        d = cv2.absdiff(cur, model)
+        if d.ndim == 3:
+            d = d.max(axis=2)
+        return cv2.blur(d, (3, 3)) > DIFF_LEVEL
+
+    def _quad_mask4(self, quads: list[np.ndarray]) -> np.ndarray:
+        m = np.zeros(self._size4[::-1], np.uint8)
+        for q in quads:
+            cv2.fillPoly(m, [np.round(np.asarray(q, np.float32) / self._f4).astype(np.int32)], 1)
+        return m.astype(bool)
+
+    def _absorb(self, mask: np.ndarray) -> None:
+        """This change has been handled: it is the reference now, and the table as settled."""
+        self.change.absorb(mask)
+        if self._before4 is not None and self._image is not None:
+            m = cv2.resize(mask.astype(np.uint8), self._size4, interpolation=cv2.INTER_NEAREST)
+            m = cv2.dilate(m, np.ones((3, 3), np.uint8)).astype(bool)
+            self._before4[m] = self._cur4_image()[m]
 
     def _region_key(self, region: Region) -> tuple[int, int]:
         x, y, w, h = region.bbox_small
         return ((2 * x + w) // 8, (2 * y + h) // 8)
 
     def _card_shaped(self, mask: np.ndarray) -> np.ndarray | None:
-        """The card quad (image pixels) if ``mask`` holds one solid card-sized rectangle, else None.
-        Tried as is and slightly opened, so a thin bridge to a neighbour does not hide it."""
-        expected = self.card_px[1] / self.card_px[0]
+        """The card quad (image pixels) if ``mask`` (small grid) holds one solid card-sized
+        rectangle, else None."""
+        quads = self._card_quads(mask, (self.change.sx, self.change.sy), top=3)
+        return quads[0] if quads else None
+
+    def _card_quads(self, mask: np.ndarray, scale: tuple[float, float], top: int = 8,
+                    aspect: float | None = None, loose: tuple[float, float] = (0.25, 4.0)) -> list[np.ndarray]:
+        """Solid card-sized rectangles of ``mask`` (image pixels per mask pixel: ``scale``), largest
+        first; ``aspect`` long/short (default: the card size's), ``loose`` the sizes allowed while
+        the card size is not known yet. Tried as is and slightly opened, so a thin bridge to a
+        neighbour does not hide one."""
+        expected = aspect or self.card_px[1] / self.card_px[0]
+        area = self.card_px[0] * self.card_px[1] / (scale[0] * scale[1])
         m0 = mask.astype(np.uint8)
+        out: list[np.ndarray] = []
         for m in (m0, cv2.morphologyEx(m0, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))):
             contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-            for c in sorted(contours, key=cv2.contourArea, reverse=True)[:3]:
+            for c in sorted(contours, key=cv2.contourArea, reverse=True)[:top]:
                 (cx, cy), (w, h), ang = cv2.minAreaRect(c)
                 box_area = max(w * h, 1e-6)
                 short, long_ = sorted((w, h))
                 ratio = (long_ / max(short, 1e-6)) / expected
-                size = box_area / self.card_area_small
+                size = box_area / area
                 fill = cv2.contourArea(c) / box_area
-                lo, hi = (0.6, 1.6) if self._size_trusted() else (0.25, 4.0)
+                lo, hi = (0.6, 1.6) if self._size_trusted() else loose
                 if lo < size < hi and 0.7 < ratio < 1.4 and fill > 0.75:
-                    box = cv2.boxPoints(((cx, cy), (w, h), ang)).astype(np.float32)
-                    return box * [self.change.sx, self.change.sy]
-        return None
+                    box = cv2.boxPoints(((cx, cy), (w, h), ang)).astype(np.float32) * np.float32(scale)
+                    if not any(np.linalg.norm(o.mean(axis=0) - box.mean(axis=0)) < 0.3 * short * scale[0]
+                               for o in out):
+                        out.append(box)
+            if out:
+                break
+        return out
 
     def _identify_patch(self, image: np.ndarray, quad: np.ndarray, cands) -> tuple[str | None, float, np.ndarray]:
         """(card, confidence, refined quad) for a coarse card-shaped patch, via the recogniser's
@@ -466,6 +628,21 @@ class TableWatcher:
                 c.confidence = 1.0
                 return True
         return False
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """A known card seen lying untouched where it was (no need to read it again)."""
+
+    quad: np.ndarray
+    card: str | None
+    face_up: bool
+    confidence: float
+
+
+def _inside(quad: np.ndarray, pt: np.ndarray) -> bool:
+    return cv2.pointPolygonTest(np.asarray(quad, np.float32).reshape(-1, 1, 2),
+                                (float(pt[0]), float(pt[1])), False) >= 0
 
 
 class _Unsure:

@@ -56,6 +56,9 @@ class Shot:
 
     cards: tuple[OnTable, ...]
     hand_tip: tuple[float, float] | None = None
+    exposure: float = 1.0                            # the camera's overall gain (auto-exposure)
+    lamp: float = 0.0                                # 0 off .. 1 on: a lamp lighting one side
+    shadow: tuple[float, float] | None = None        # centre of an arm's soft shadow, or None
 
 
 @dataclass
@@ -110,6 +113,8 @@ class SequenceBuilder:
         self.shots: list[Shot] = []
         self.events: list[TruthEvent] = []
         self.card_long = 0.30 * min(w, h) * card_scale
+        self.exposure, self.lamp = 1.0, 0.0
+        self.shadow_offset: tuple[float, float] | None = None   # hands cast a shadow this far off
 
     # -- geometry ---------------------------------------------------------------------------------
     def spot(self, seat: int, offset: float = 0.0, along: float = 0.0) -> tuple[float, float]:
@@ -134,8 +139,12 @@ class SequenceBuilder:
         return (centre[0] + dx * r, centre[1] + dy * r)
 
     # -- frames -----------------------------------------------------------------------------------
-    def _shot(self, extra: Seq[OnTable] = (), tip=None) -> None:
-        self.shots.append(Shot(tuple(self.cards) + tuple(extra), None if tip is None else (float(tip[0]), float(tip[1]))))
+    def _shot(self, extra: Seq[OnTable] = (), tip=None, shadow=None) -> None:
+        if shadow is None and tip is not None and self.shadow_offset is not None:
+            shadow = (tip[0] + self.shadow_offset[0], tip[1] + self.shadow_offset[1])
+        self.shots.append(Shot(tuple(self.cards) + tuple(extra), None if tip is None else (float(tip[0]), float(tip[1])),
+                               self.exposure, self.lamp,
+                               None if shadow is None else (float(shadow[0]), float(shadow[1]))))
 
     def _move_hand(self, seat: int, a, b, frames: int, carrying: Seq[OnTable] = (), carry_from=None,
                    carry_to=None) -> None:
@@ -193,6 +202,27 @@ class SequenceBuilder:
         for _ in range(frames):
             self._shot(tip=at)
         self._move_hand(seat, at, start, self.withdraw_frames)
+        return self
+
+    def switch_lamp(self, on: bool, settle: int = 45, drift: float = 0.2) -> "SequenceBuilder":
+        """A lamp beside the table goes on (off) in one frame; the camera's auto-exposure then
+        drifts back by ``drift`` over ``settle`` frames: no event."""
+        self.lamp = 1.0 if on else 0.0
+        self._shot()
+        start = self.exposure
+        target = start * (1 - drift) if on else min(1.0, start / (1 - drift))
+        for i in range(1, settle + 1):
+            self.exposure = start + (target - start) * i / settle
+            self._shot()
+        return self
+
+    def lean(self, seat: int, at: tuple[float, float], frames: int = 30) -> "SequenceBuilder":
+        """A player leans over: an arm's shadow (not the arm) crosses to ``at``, stays, leaves."""
+        start = self._outside(seat, at)
+        for a, b, n in ((start, at, self.reach_frames), (at, at, frames), (at, start, self.withdraw_frames)):
+            for i in range(1, n + 1):
+                t = _ease(i / n)
+                self._shot(shadow=(a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t))
         return self
 
     def slide(self, card_index: int, to: tuple[float, float], frames: int = 10) -> "SequenceBuilder":
@@ -352,7 +382,7 @@ def render_frames(seq: TableSequence, profile=None, *, start: int = 0,
     last_key, optics, truth = None, None, []
     for i in range(start, len(seq.shots) if stop is None else min(stop, len(seq.shots))):
         shot = seq.shots[i]
-        key = shot
+        key = (shot.cards, shot.hand_tip)       # light and shadow are applied per frame
         if key != last_key:
             placements = [Placement(c.card, c.centre, c.angle, c.face_up, seq.card_scale) for c in shot.cards]
             hand = None if shot.hand_tip is None else HandOptions(shot.hand_tip, width=0.42 * 0.30 * min(seq.size) * seq.card_scale / 0.7)
@@ -362,7 +392,41 @@ def render_frames(seq: TableSequence, profile=None, *, start: int = 0,
             truth = [FrameTruth(t.card, t.face_up, cam.warp_points(t.quad), t.visible_fraction, c.seat)
                      for t, c in zip(scene.truth, shot.cards)]
             last_key = key
-        yield cam.expose(optics, i, seq.seed), truth
+        yield cam.expose(_lit(optics, shot, seq.size, seq.seed), i, seq.seed), truth
+
+
+def _lit(optics: np.ndarray, shot: Shot, size: tuple[int, int], seed: int) -> np.ndarray:
+    """The scene under this frame's light: exposure, a lamp to one side, an arm's shadow."""
+    if shot.exposure == 1.0 and shot.lamp == 0.0 and shot.shadow is None:
+        return optics
+    gain = _light_field(size, seed, shot.lamp) * shot.exposure
+    if shot.shadow is not None:
+        gain = gain * _shadow_field(size, shot.shadow)
+    return optics * gain[..., None]
+
+
+@lru_cache(maxsize=4)
+def _lamp_shape(size: tuple[int, int], seed: int) -> np.ndarray:
+    w, h = size
+    rng = np.random.default_rng(seed + 31337)
+    cx, cy = rng.uniform(-0.3, 1.3) * w, rng.choice([-0.4, 1.4]) * h
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    return np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * (0.9 * w) ** 2)).astype(np.float32)
+
+
+def _light_field(size, seed, lamp: float) -> np.ndarray:
+    return 1.0 + 0.4 * lamp * _lamp_shape(tuple(size), seed)
+
+
+def _shadow_field(size, centre) -> np.ndarray:
+    """A soft elongated shadow (an arm seen from above, lit from the side): 45 % darker at its core."""
+    w, h = size
+    r = 0.14 * min(w, h)
+    m = np.zeros((h, w), np.float32)
+    c = (int(centre[0]), int(centre[1]))
+    cv2.ellipse(m, c, (int(1.8 * r), int(0.7 * r)), 30.0, 0, 360, 1.0, -1)
+    m = cv2.GaussianBlur(m, (0, 0), 0.35 * r)
+    return 1.0 - 0.45 * m
 
 
 def sequence_frames(seq: TableSequence, profile=None) -> Iterator[np.ndarray]:
@@ -433,10 +497,30 @@ def trick(b: SequenceBuilder, plays: Seq[tuple[int, str | None]], winner: int, *
     return b.idle(gap)
 
 
+def deck_tricks(deck_id: str, tricks: int = 2, *, size=(1280, 720), seed: int = 0, stress=None,
+                table: str = "plain") -> TableSequence:
+    """``tricks`` tricks of four cards drawn at random from ``deck_id`` (no card twice), each
+    led by the previous winner, each gathered: every deck's faces through the live table."""
+    from vision.decks import cards_of
+
+    rng = np.random.default_rng(seed)
+    deck = [c for c in cards_of(deck_id) if c != "back"]
+    drawn = [deck[i] for i in rng.permutation(len(deck))[:4 * tricks]]
+    b = SequenceBuilder(deck_id, name=f"{deck_id}-tricks", size=size, seed=seed, stress=stress, table=table)
+    lead = int(rng.integers(0, 4))
+    for t in range(tricks):
+        seats = [(lead + k) % 4 for k in range(4)]
+        lead = int(rng.integers(0, 4))
+        trick(b, list(zip(seats, drawn[4 * t:4 * t + 4])), winner=lead, gap=12)
+    return b.build()
+
+
 def named_sequence(name: str, *, size=(1280, 720), seed: int = 0, stress=None, table: str = "plain") -> TableSequence:
     """``trick``: one trick of four; ``match``: three tricks with waves, a resting hand, a slide and
     overlap; ``hands``: hand motion only (no events); ``busy``: two cards, then hands waving and
-    resting over them (no more events); ``overlap``; ``facedown``."""
+    resting over them (no more events); ``overlap``; ``facedown``. Hard real-table events:
+    ``lamp`` (a lamp on and off, auto-exposure drifting), ``shadow`` (arms' shadows, a player
+    leaning over), ``nudge`` (placed cards nudged), ``stacked`` (each card partly over the last)."""
     b = SequenceBuilder(name=name, size=size, seed=seed, stress=stress, table=table)
     if name in ("trick", "demo"):
         trick(b, [(0, "hearts/7"), (1, "hearts/king"), (2, "spades/ace"), (3, "hearts/10")], winner=2)
@@ -489,6 +573,47 @@ def named_sequence(name: str, *, size=(1280, 720), seed: int = 0, stress=None, t
         b.idle(14)
     elif name == "facedown":
         trick(b, [(0, None), (1, "clubs/jack"), (2, None)], winner=1)
+    elif name == "lamp":
+        # a lamp goes on mid-trick and the camera's exposure drifts back; later it goes off again
+        b.idle(12)
+        b.play(0, "hearts/7").idle(12).play(1, "clubs/king").idle(6)
+        b.switch_lamp(True)
+        b.play(2, "spades/ace").idle(12).play(3, "diamonds/10").idle(14)
+        b.gather(2).idle(12)
+        b.play(2, "clubs/7").idle(8)
+        b.switch_lamp(False)
+        b.play(3, "hearts/queen").idle(14)
+        b.gather(3).idle(14)
+    elif name == "shadow":
+        # hands cast an arm's shadow over the table; a player leans over the played cards
+        b.shadow_offset = (0.5 * b.card_long, 0.35 * b.card_long)
+        trick(b, [(0, "clubs/10"), (1, "hearts/jack")], winner=1, gap=12)
+        b.play(2, "diamonds/9").idle(10)
+        b.lean(3, b.spot(0, along=0.2 * b.card_long), frames=30)
+        b.idle(10)
+        b.play(3, "spades/queen").idle(14)
+        b.gather(2).idle(14)
+    elif name == "nudge":
+        # cards nudged after they were placed: the same cards, no new events
+        b.idle(12)
+        b.play(0, "spades/10").idle(12).play(1, "diamonds/king").idle(12)
+        x, y = b.cards[0].centre
+        b.slide(0, (x + 0.22 * b.card_long, y - 0.08 * b.card_long), frames=6).idle(12)
+        b.play(2, "clubs/queen").idle(12)
+        x, y = b.cards[1].centre
+        b.slide(1, (x - 0.1 * b.card_long, y + 0.2 * b.card_long), frames=6).idle(12)
+        b.play(3, "hearts/8").idle(14)
+        b.gather(0).idle(14)
+    elif name == "stacked":
+        # each card dropped partly over the card played before it
+        L = b.card_long
+        b.idle(12)
+        b.play(0, "diamonds/7", at=b.spot(0, offset=-0.3 * L, along=0.1 * L)).idle(12)
+        b.play(1, "spades/jack", at=b.spot(1, offset=-0.35 * L, along=0.25 * L)).idle(12)
+        b.play(2, "hearts/ace", at=b.spot(2, offset=-0.35 * L, along=-0.1 * L)).idle(12)
+        b.play(3, "clubs/8", at=b.spot(3, offset=-0.35 * L, along=-0.2 * L)).idle(14)
+        b.gather(1).idle(14)
     else:
-        raise KeyError(f"unknown synthetic sequence {name!r} (trick, match, hands, busy, overlap, facedown)")
+        raise KeyError(f"unknown synthetic sequence {name!r} (trick, match, hands, busy, overlap, facedown, "
+                       "lamp, shadow, nudge, stacked)")
     return b.build()
