@@ -26,7 +26,7 @@ from vision import duel as duel_mod
 from vision import keypoints as kp_mod
 from vision.features import FINE, INNER, Descriptor, TemplateBank, describe
 from vision.finder import Candidate, FindResult, find_cards
-from vision.geometry import face_corners, quad_sides, warp_face
+from vision.geometry import face_corners, order_quad, quad_sides, warp_face
 from vision.profile import Profile
 
 BACK = "back"
@@ -66,6 +66,8 @@ DUEL_MARGIN = 0.2          # least duel margin over every rival to name a card (
 DUEL_SLOPE = 20.0          # logistic slope of confidence against duel margin
 DUEL_FACE_MIN = 0.45       # whole-face score a card named by duels must also reach
 KP_UNSURE_INLIERS = 14     # keypoint inliers for reporting an unnamed card (below: likely noise)
+CROP_SHAPE = 0.3           # |log| of a picture's aspect over the deck's for it to be read as a tight
+#   crop: loose (a rotated card's crop is squarer, deepPoker crops in bench/vision_realdata.py)
 
 
 @dataclass(frozen=True)
@@ -238,7 +240,24 @@ class Recogniser:
                        for k in kept):
                 kept.append(d)
         kept += self._leftovers(image_bgr, found, kept, allowed)
+        if roi is None and not found.candidates and not kept:
+            kept += self._whole_picture(image_bgr, allowed)
         return _one_per_card(kept)
+
+    def _whole_picture(self, image, allowed) -> list[Detection]:
+        """A still cut to its card (the card fills the picture, so the finder and the
+        keypoints found nothing): the whole picture fitted to its leading face and named by duels, when
+        it is card-shaped. The shape only keeps landscapes of table from being read as a
+        face; duels and cells decide, as for any card."""
+        h, w = image.shape[:2]
+        if abs(math.log(max(h, w) / max(1, min(h, w)) / self.profile.aspect)) > CROP_SHAPE:
+            return []
+        whole = order_quad(np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]))
+        _, quad, _ = self._aligned_read(image, whole, allowed)
+        a = self._decide(_face_crop(image, quad, self.profile.face_size), allowed)
+        if a.confidence >= self.threshold and a.card != BACK:
+            return [self._detection(quad, a)]
+        return []
 
     def _leftovers(self, image, found: FindResult, kept: list[Detection], allowed) -> list[Detection]:
         """Card-shaped regions no detection explains (e.g. a lone card the finder took for
