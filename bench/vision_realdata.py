@@ -243,6 +243,12 @@ def deeppoker(folder: Path, out: Path) -> dict[str, Tally]:
     profile = enrol_folder(enrolled, out / "deeppoker-enrol", "french-52")
     print(f"  deepPoker: enrolled {len(profile.faces)} of {len(enrolled)} cards")
     rec = Recogniser(profile)
+    # unenrolled: every UNENROLLED_EVERY-th card of the deck left out of the profile; its photos
+    # must never be named (each reported once, unnamed, or not at all)
+    left_out = set(deck[::UNENROLLED_EVERY])
+    rec_without = Recogniser(Profile(profile.deck_id, {c: f for c, f in profile.faces.items()
+                                                       if c not in left_out},
+                                     profile.aspect, profile.calibration))
     tallies: dict[str, Tally] = {}
     for r in rows:
         f = r["file"]
@@ -250,20 +256,15 @@ def deeppoker(folder: Path, out: Path) -> dict[str, Tally]:
             "peek" if f.startswith("peek-") else None
         if kind is None:
             continue
-        t = tallies.setdefault(f"deepPoker {kind} {half_of(r['card'], deck)}", Tally())
         img = cv2.imread(str(folder / f))
-        t0 = time.perf_counter()
-        dets = rec.recognise(img)
-        t.ms.append((time.perf_counter() - t0) * 1000)
-        t.labelled += 1
-        named = [d.card for d in dets if d.card is not None]
-        t.found += bool(dets)
-        ok = r["card"] in named
-        bad = [c for c in named if c != r["card"]]
-        t.right += ok
-        t.wrong += bool(bad)
-        t.unsure += bool(dets) and not ok and not bad
-        t.missed += not dets
+        if kind == "table":
+            crop = tight_crop(img, folder / "boxes" / f"{Path(f).stem}.xml")
+            if crop is not None:
+                _tally(tallies.setdefault(f"deepPoker tight crop {half_of(r['card'], deck)}", Tally()),
+                       rec, crop, r["card"], out, f"deeppoker-crop-{Path(f).stem}")
+            if r["card"] in left_out:
+                _unenrolled(tallies.setdefault("deepPoker unenrolled (must be 0 right)", Tally()),
+                            rec_without, img, r["card"], out, f"deeppoker-unenrolled-{Path(f).stem}")
         if kind == "peek":
             reads = [x.card for x in rec.corners.read(img) if x.card is not None]
             c = tallies.setdefault(f"deepPoker peek corners {half_of(r['card'], deck)}", Tally())
@@ -272,12 +273,66 @@ def deeppoker(folder: Path, out: Path) -> dict[str, Tally]:
             c.found += r["card"] in reads
             c.wrong += any(x != r["card"] for x in reads)
             c.missed += r["card"] not in reads
-        if not ok or bad:
-            why = f"want {r['card']}: " + ("WRONG " + ",".join(bad) if bad else "unsure" if dets else "missed")
-            save_failure(out, f"deeppoker-{Path(f).stem}", img, dets, why)
-            if bad:
-                print(f"  {f}: {why}")
+        _tally(tallies.setdefault(f"deepPoker {kind} {half_of(r['card'], deck)}", Tally()),
+               rec, img, r["card"], out, f"deeppoker-{Path(f).stem}")
     return tallies
+
+
+UNENROLLED_EVERY = 4    # deepPoker cards left out of the profile for the unenrolled check
+CROP_PAD = 0.06         # share of the corner-index boxes' extent added around them for a tight crop
+
+
+def tight_crop(img: np.ndarray, voc: Path) -> np.ndarray | None:
+    """The photo cut to its card: the corner-index boxes' extent (they lie at two opposite
+    corners) padded by CROP_PAD, so the card fills the picture; None without boxes."""
+    if not voc.is_file():
+        return None
+    import xml.etree.ElementTree as ET
+    bb = [[int(float(b.find(k).text)) for k in ("xmin", "ymin", "xmax", "ymax")]
+          for b in ET.parse(voc).getroot().iter("bndbox")]
+    if len(bb) < 2:
+        return None
+    a = np.array(bb)
+    x0, y0, x1, y1 = a[:, 0].min(), a[:, 1].min(), a[:, 2].max(), a[:, 3].max()
+    px, py = CROP_PAD * (x1 - x0), CROP_PAD * (y1 - y0)
+    h, w = img.shape[:2]
+    return img[max(0, int(y0 - py)):min(h, int(y1 + py)), max(0, int(x0 - px)):min(w, int(x1 + px))].copy()
+
+
+def _tally(t: Tally, rec: Recogniser, img: np.ndarray, want: str, out: Path, name: str) -> None:
+    t0 = time.perf_counter()
+    dets = rec.recognise(img)
+    t.ms.append((time.perf_counter() - t0) * 1000)
+    named = [d.card for d in dets if d.card is not None]
+    ok, bad = want in named, [c for c in named if c != want]
+    t.labelled += 1
+    t.found += bool(dets)
+    t.right += ok
+    t.wrong += bool(bad)
+    t.unsure += bool(dets) and not ok and not bad
+    t.missed += not dets
+    if not ok or bad:
+        why = f"want {want}: " + ("WRONG " + ",".join(bad) if bad else "unsure" if dets else "missed")
+        save_failure(out, name, img, dets, why)
+        if bad:
+            print(f"  {name}: {why}")
+
+
+def _unenrolled(t: Tally, rec: Recogniser, img: np.ndarray, card: str, out: Path, name: str) -> None:
+    """A card the profile lacks: any name is WRONG; 'unsure' counts it reported unnamed once."""
+    t0 = time.perf_counter()
+    dets = rec.recognise(img)
+    t.ms.append((time.perf_counter() - t0) * 1000)
+    named = [d.card for d in dets if d.card is not None]
+    t.labelled += 1
+    t.found += bool(dets)
+    t.wrong += bool(named)
+    t.unsure += len(dets) == 1 and not named
+    t.missed += not dets
+    if named or len(dets) > 1:
+        why = f"{card} not enrolled: " + ("WRONG " + ",".join(named) if named else f"reported {len(dets)} times")
+        save_failure(out, name, img, dets, why)
+        print(f"  {name}: {why}")
 
 
 # labels.csv rows whose photo shows another card, read by eye on the annotated pictures

@@ -188,7 +188,11 @@ def largest_card_quad(img: np.ndarray) -> np.ndarray | None:
     third to two thirds); anything smaller is a cell of a lined cloth, a note, a detail.
 
     The deck's shape is not known yet, so the common card shapes are all tried; a lone
-    rectangle beats a card read out of a blob that touches something else.
+    rectangle beats a card read out of a blob that touches something else. Among the rest
+    the card is the rectangle that best explains the card-like pixels: those it covers
+    minus the table it claims (``area * (2 * support - 1)``). Area times support alone
+    favours the longest shape tried, which reaches past the card onto the table
+    (deepPoker table-clubs_10-1.jpg: 1.9 at support 0.76 beat the true 1.4 at 0.98).
     """
     h, w = img.shape[:2]
     best = None
@@ -197,7 +201,7 @@ def largest_card_quad(img: np.ndarray) -> np.ndarray | None:
             area = cv2.contourArea(cand.quad)
             if not MIN_SHARE * h * w < area < 0.92 * h * w:
                 continue
-            key = (cand.whole, area * cand.support)
+            key = (cand.whole, area * (2 * cand.support - 1))
             if best is None or key > best[0]:
                 best = (key, cand.quad)
     return None if best is None else best[1]

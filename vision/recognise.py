@@ -27,7 +27,7 @@ from vision import duel as duel_mod
 from vision import keypoints as kp_mod
 from vision.features import FINE, INNER, Descriptor, TemplateBank, describe
 from vision.finder import Candidate, FindResult, find_cards
-from vision.geometry import face_corners, quad_sides, warp_face
+from vision.geometry import face_corners, order_quad, quad_sides, warp_face
 from vision.profile import Profile
 
 BACK = "back"
@@ -36,8 +36,19 @@ FACE = (FINE[0] * 2, FINE[1] * 2)  # pixels a found face is straightened to befo
 MAX_ALIGN = 3              # templates fitted per found card
 CLOSE = 0.3                # score margin under which the runner-up is fitted too
 CELL = 16                  # fine-grid pixels per side of the cells checked one by one
-CELL_FLOOR = 0.1           # squared gradient per pixel below which a cell counts as blank
-CELL_MIN = 0.3             # worst cell agreement below which a reading is not believed
+# Cells are compared at each face's own contrast: a cell's gradient energy is taken relative
+# to the face's INK_CELL quantile of cell energies (its inked cells), so a dim or blurred photo
+# and a crisp render are judged alike.
+INK_CELL = 80              # percentile of a face's cell energies that stands for "inked"
+CELL_FLOOR = 0.1           # relative energy added to both sides: weak texture counts little
+CELL_BLANK = 0.25          # relative energy under which a cell is blank on both faces: agreeing.
+#   Blank paper on real photos carries 0.05-0.12 of the ink energy (paper grain, JPEG), whose
+#   directions are random: deepPoker table-diamonds_4-2.jpg, a right read at whole-face score
+#   0.99, had cosine 0.2 there (absolute floor 0.1 per pixel) and was vetoed
+CELL_MIN = 0.3             # worst cell agreement below which a reading is not believed: on the
+#   deepPoker tune half (bench/vision_realdata.py) it vetoes 5 of 66 right readings (oblique,
+#   glared "-4" photos) and 32 of 66 readings of the same photos with the card's own face
+#   hidden (an unenrolled card read as its look-alike); 0.2 kept 2 more right, let 6 more in
 MIN_MARGIN = 0.05          # score margin below which the runner-up is as likely
 MAX_SKEW = 0.1             # |log| of a partly seen card's quad aspect over the deck's
 PARTIAL_THRESHOLD = 0.76   # confidence needed for a card read from a partly covered face
@@ -56,6 +67,8 @@ DUEL_MARGIN = 0.2          # least duel margin over every rival to name a card (
 DUEL_SLOPE = 20.0          # logistic slope of confidence against duel margin
 DUEL_FACE_MIN = 0.45       # whole-face score a card named by duels must also reach
 KP_UNSURE_INLIERS = 14     # keypoint inliers for reporting an unnamed card (below: likely noise)
+CROP_SHAPE = 0.3           # |log| of a picture's aspect over the deck's for it to be read as a tight
+#   crop: loose (a rotated card's crop is squarer, deepPoker crops in bench/vision_realdata.py)
 
 
 @dataclass(frozen=True)
@@ -137,7 +150,7 @@ class Recogniser:
         margin = max(0.0, m.score - m.runner_up)
         # another card (ruled out or not) explaining the face about as well: no answer
         conf = conf_mod.confidence(m.score, margin, self.coef) if margin >= MIN_MARGIN else 0.0
-        return _Answer(m.card, m.score, margin, conf, m.index, m.runner_index)
+        return _Answer(m.card, m.score, margin, conf, m.index, runner_index=m.runner_index)
 
     def _decide(self, face_bgr: np.ndarray, allowed) -> _Answer:
         """Name a straightened face by duels among the best cards on the whole face.
@@ -226,8 +239,14 @@ class Recogniser:
         out: list[Detection] = []
         quads = [c.quad for c in found.candidates]
         for i, cand in enumerate(found.candidates):
+            others = quads[:i] + quads[i + 1:]
+            if not cand.whole and (not others or _others_mask(cand.quad, others) is None):
+                # no other found card touches it: a card by itself, whose blob the finder
+                # saw broken (glare, a shadow, dark wood seen obliquely: deepPoker
+                # table-spades_2-4.jpg), not a piece of a pile
+                cand = replace(cand, whole=True)
             if cand.whole or not found.hypotheses:
-                det = self._classify(image_bgr, cand, found, quads[:i] + quads[i + 1:], allowed, roi)
+                det = self._classify(image_bgr, cand, found, others, allowed, roi)
                 if det is not None:
                     out.append(det)
         out += self._piles(image_bgr, found, allowed, roi)
@@ -247,11 +266,28 @@ class Recogniser:
                        for k in kept):
                 kept.append(d)
         kept += self._leftovers(image_bgr, found, kept, allowed)
+        if roi is None and not found.candidates and not kept:
+            kept += self._whole_picture(image_bgr, allowed)
         kept = _one_per_card(kept)
         if roi is None or not _all_named(kept):
             reads = [r.moved(np.float32([x0, y0])) for r in self.corners.read(sub, candidates)]
             kept = _with_corners(kept, reads)
         return kept
+
+    def _whole_picture(self, image, allowed) -> list[Detection]:
+        """A still cut to its card (the card fills the picture, so the finder and the
+        keypoints found nothing): the whole picture fitted to its leading face and named by duels, when
+        it is card-shaped. The shape only keeps landscapes of table from being read as a
+        face; duels and cells decide, as for any card."""
+        h, w = image.shape[:2]
+        if abs(math.log(max(h, w) / max(1, min(h, w)) / self.profile.aspect)) > CROP_SHAPE:
+            return []
+        whole = order_quad(np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]))
+        _, quad, _ = self._aligned_read(image, whole, allowed)
+        a = self._decide(_face_crop(image, quad, self.profile.face_size), allowed)
+        if a.confidence >= self.threshold and a.card != BACK:
+            return [self._detection(quad, a)]
+        return []
 
     def _leftovers(self, image, found: FindResult, kept: list[Detection], allowed) -> list[Detection]:
         """Card-shaped regions no detection explains (e.g. a lone card the finder took for
@@ -459,8 +495,13 @@ class Recogniser:
         ok = cover > 0.5
         if not ok.any():
             return 1.0
-        floor = CELL_FLOOR * CELL * CELL * cover[ok]
-        cos = (tf[ok] + floor) / np.sqrt((tt[ok] + floor) * (ff[ok] + floor))
+        area = CELL * CELL * cover[ok]
+        te, fe = tt[ok] / area, ff[ok] / area
+        rt = max(float(np.percentile(te, INK_CELL)), 1e-6)
+        rf = max(float(np.percentile(fe, INK_CELL)), 1e-6)
+        T, F = te / rt, fe / rf
+        cos = (tf[ok] / area / np.sqrt(rt * rf) + CELL_FLOOR) / np.sqrt((T + CELL_FLOOR) * (F + CELL_FLOOR))
+        cos = np.where(np.maximum(T, F) < CELL_BLANK, 1.0, cos)
         return float(cos.min())
 
     def _contenders(self, a: _Answer) -> list[int]:

@@ -112,3 +112,22 @@ def test_a_long_scan_with_a_picture_panel_is_enrolled_whole(tmp_path):
     assert set(rep.profile.cards) == {"coins/king", "cups/knight", "swords/7"} and not rep.suspect
     assert abs(rep.profile.aspect - 564 / 270) < 0.05
     assert all(face_looks(rep.profile.faces[c][0]) for c in rep.profile.cards)
+
+
+def test_enrolment_takes_the_rectangle_that_explains_the_card_not_the_longest(monkeypatch):
+    # deepPoker table-clubs_10-1.jpg: no shape tried fits the card's blob cleanly, and the
+    # longest shape reached past the card onto lit table (more area, less of it card)
+    import vision.enrol as enrol_mod
+    from vision.finder import Candidate, FindResult
+
+    card = np.float32([[100, 100], [300, 100], [300, 380], [100, 380]])        # 200 x 280: 1.4
+    longer = np.float32([[100, 0], [300, 0], [300, 380], [100, 380]])          # 1.9, onto the table
+    support = {1.4: (card, 0.98), 1.55: (card, 0.98), 1.75: (longer, 0.8), 1.9: (longer, 0.76)}
+
+    def fake_find(img, aspect, roi=None, refine=True):
+        q, s = support[aspect]
+        return FindResult([Candidate(q, False, s)], np.zeros((8, 8), np.uint8), 1.0)
+
+    monkeypatch.setattr(enrol_mod, "find_cards", fake_find)
+    found = enrol_mod.largest_card_quad(np.zeros((600, 500, 3), np.uint8))
+    assert np.allclose(found, card)
