@@ -52,7 +52,7 @@ REPLACE: list[tuple[str, Callable[[str, str, str, str], str], str]] = [
 
 
 def script(work: str) -> str:
-    lines = ["set -euo pipefail"]
+    lines = ["set -euo pipefail", 'cd "$HOME"']
     used: set[str] = set()
     for c in commands():
         if not c.where.startswith(DOC + ":"):
