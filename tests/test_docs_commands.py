@@ -27,7 +27,7 @@ RUN_S = 400          # a tiny match takes seconds; only a hang reaches this
 
 # (regex on the command, why it is not run here) — keep this short
 EXEMPT: list[tuple[str, str]] = [
-    (r"^sudo(edit)?\b", "changes a Raspberry Pi's system as root (CI runs the broker steps: .ci/stock-mosquitto)"),
+    (r"^sudo(edit)?\b", "changes a Raspberry Pi's system as root (CI runs docs/deploy.md's steps: .ci/deploy-lane)"),
     (r"^journalctl\b", "needs systemd and the installed unit"),
     (r"^/opt/cardtable/", "the Pi's installed venv (docs/deploy.md step 1)"),
     (r"^cd /opt/cardtable/src$", "the Pi's checkout (docs/deploy.md step 1)"),
