@@ -11,9 +11,13 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from controller.journal import read_records
 from .mqtt_helpers import Watcher
 from .test_demo import FAST
+
+pytestmark = pytest.mark.opencv      # through OpenCV/numpy: the Pi lane runs it (.ci/pi-lane)
 
 
 def demo(tmp_path, url: str, *extra: str) -> subprocess.Popen:

@@ -65,6 +65,7 @@ def records(path: Path) -> int:
     return len(read_records(path)[0])
 
 
+@pytest.mark.opencv       # the demo renders and recognises its frames: the Pi lane runs it (.ci/pi-lane)
 def test_kill_dash_nine_anywhere(tmp_path, mosquitto):
     ref_journal = tmp_path / "reference.journal"
     p = demo(ref_journal, mosquitto.url)
