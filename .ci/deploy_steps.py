@@ -92,7 +92,9 @@ def _set(text: str, section: str, key: str, value: str) -> str:
 
 
 def edit(work: str) -> None:
-    """What deploy.md step 4 says to set, with the camera a folder of frames and no GPIO pins."""
+    """What deploy.md step 4 says to set, with the camera a folder of frames and no GPIO pins;
+    plus what the few rendered frames need to be judged (confidence, frames still, the dealer
+    whose left-hand seat leads), the same as tests/controller/test_run_camera.py uses."""
     path = Path("/etc/cardtable/table.toml")
     users = {}
     for line in open(f"{work}/users.txt", encoding="utf-8"):
