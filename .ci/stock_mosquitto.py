@@ -1,4 +1,4 @@
-"""Connect to the stock Mosquitto (started by .ci/stock-mosquitto) with the accounts that
+"""Connect to the stock Mosquitto (started by its own unit in .ci/deploy-lane) with the accounts that
 ``cardtable mqtt-users`` printed, and check what the ACL lets each one do.
 
 usage: stock_mosquitto.py MQTT_USERS_OUTPUT [TABLE]   (exit 0: all good; else one line per failure)

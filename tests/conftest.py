@@ -111,3 +111,15 @@ def mosquitto_factory(tmp_path: Path) -> Iterator:
 def mosquitto(mosquitto_factory) -> Mosquitto:
     """One plain anonymous broker on a free port."""
     return mosquitto_factory()
+
+
+OPENCV_DIRS = ("vision", "vision_live")     # every test here goes through OpenCV and numpy
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the vision tests ``opencv`` (the Pi lane selects by it; controller tests mark themselves)."""
+    root = Path(__file__).parent
+    for item in items:
+        rel = Path(item.path).relative_to(root) if Path(item.path).is_relative_to(root) else None
+        if rel is not None and rel.parts[0] in OPENCV_DIRS:
+            item.add_marker(pytest.mark.opencv)

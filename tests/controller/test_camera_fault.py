@@ -5,6 +5,7 @@ rendered by the demo's Room; only the camera device is a stand-in we can unplug.
 """
 from __future__ import annotations
 
+import pytest
 from gpiozero.pins.mock import MockFactory
 
 from controller.camera import VisionInput, make_watcher
@@ -16,6 +17,8 @@ from controller.table import Table
 from .helpers import Clock
 from vision.recognise import Recogniser
 from vision.sources import Frame, ReopeningSource
+
+pytestmark = pytest.mark.opencv      # through OpenCV/numpy: the Pi lane runs it (.ci/pi-lane)
 
 START = {"event": "start", "game": "vitou", "dealer": 3, "players": 4}
 

@@ -12,6 +12,7 @@ import threading
 import time
 
 import numpy as np
+import pytest
 from gpiozero.pins.mock import MockFactory
 
 from controller.camera import BLIND_FRAMES, READ_DEADLINE_S, VisionInput, make_watcher
@@ -23,6 +24,8 @@ from controller.table import Table
 from vision.recognise import Recogniser
 from vision.sources import Frame, IterableSource
 from .helpers import Ev, pump
+
+pytestmark = pytest.mark.opencv      # through OpenCV/numpy: the Pi lane runs it (.ci/pi-lane)
 
 START = {"event": "start", "game": "vitou", "dealer": 3, "players": 4}
 HANG_S = 5.0

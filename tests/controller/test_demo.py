@@ -5,8 +5,12 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from controller.journal import export_record, read_records
 from .mqtt_helpers import Watcher
+
+pytestmark = pytest.mark.opencv      # through OpenCV/numpy: the Pi lane runs it (.ci/pi-lane)
 
 FAST = ["--headless", "--speed", "0", "--web-port", "0"]
 SHORT = FAST + ["--option", "points_to_win=4", "--option", "games_to_win=1"]
@@ -49,7 +53,6 @@ def test_two_tables_on_mosquitto(tmp_path, mosquitto):
     w.close()
 
 
-import pytest  # noqa: E402
 
 
 @pytest.mark.parametrize("game,options", [

@@ -15,10 +15,14 @@ from controller.journal import read_records
 from .mqtt_helpers import Watcher
 from .test_demo import FAST
 
+# Not in the Pi lane: the demo's frames go through OpenCV exactly as test_demo's do there.
+NOT_IN_PI_LANE = "broker restarts and SIGTERM: nothing OpenCV-version specific beyond tests/controller/test_demo.py"
+
 
 def demo(tmp_path, url: str, *extra: str) -> subprocess.Popen:
     # Truco: calls (envido, truco, ...) go over MQTT as the referee's commands
     return subprocess.Popen([sys.executable, "-m", "controller.cli", "demo", *FAST, "--game", "truco", "--seed", "3",
+                             "--option", "games_to_win=1",        # one game: commands enough either side
                              "--journal", str(tmp_path / "d.journal"), "--mqtt", url, *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 

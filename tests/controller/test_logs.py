@@ -4,10 +4,13 @@ from __future__ import annotations
 import logging
 
 import numpy as np
+import pytest
 
 from controller.camera import VisionInput
 from controller.logs import OneLineFormatter
 from vision.sources import Frame, ReopeningSource
+
+pytestmark = pytest.mark.opencv      # through OpenCV/numpy: the Pi lane runs it (.ci/pi-lane)
 
 
 class Camera:
