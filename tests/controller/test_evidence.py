@@ -25,6 +25,8 @@ from vision.recognise import Recogniser
 from .helpers import pump
 from .mqtt_helpers import Watcher
 
+pytestmark = pytest.mark.opencv      # pictures encoded by OpenCV: the Pi lane runs it (.ci/pi-lane)
+
 SCRIPT = simulator("vitou")(5)
 START = {**SCRIPT[0], "players": 4}
 STILL = 6
