@@ -93,8 +93,9 @@ class _Part:
         inner = INNER[size]
         self.full = np.stack([_normalise(r, inner, self.floor) for r in self.raw]).reshape(len(raw), -1)
         self.c = raw.shape[1]
-        self.chan = [np.ascontiguousarray(self.raw[:, c, :]) for c in range(self.c)]
-        self.chan2 = [t * t for t in self.chan]
+        # per-channel views (rows stay contiguous, BLAS steps over the other channels)
+        self.chan = [self.raw[:, c, :] for c in range(self.c)]
+        self.chan2 = [self.raw2[:, c, :] for c in range(self.c)]
 
     def scores(self, x: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
         inner = INNER[self.size]
