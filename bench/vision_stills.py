@@ -9,6 +9,15 @@ reported face down when it is); abstentions and misses count against accuracy, a
 those are what the referee must never see. Speed is measured on one core
 (pinned to one core, one BLAS thread): a 1280×720 image with 4 cards, and identification of one
 newly found card (straighten + compare against the deck).
+
+    python bench/vision_stills.py --speed    # speed and memory only (a minute or two)
+
+``--speed`` prints the CPU time of a 1280×720 still with 10 cards (french-52, the
+"separate" scenario: ten cards do not all fit apart, so some overlap) beside a fixed
+reference workload timed in the same process (the ratio is what to compare between runs
+on a shared, noisy machine), and the peak resident memory of a fresh process that loads
+one saved profile and recognises a 1280×720 and a 1200×1200 still (targets: 150 ms on one
+x86 core, about a Raspberry Pi 4 core's 500 ms; 250 MB).
 """
 from __future__ import annotations
 
@@ -20,6 +29,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
 import faulthandler  # noqa: E402
 import resource  # noqa: E402
 import statistics  # noqa: E402
@@ -80,10 +91,17 @@ def main(argv=None) -> int:
     ap.add_argument("--cpu", type=int, default=0, help="the one core to run on (default 0)")
     ap.add_argument("--scenario", choices=sorted(SCENARIOS), action="append",
                     help="stress (overlaps, hands, clutter) and/or separate (default both)")
+    ap.add_argument("--speed", action="store_true", help="only the 10-card speed and one-profile memory")
+    ap.add_argument("--scenes", type=int, default=12, help="scenes timed by --speed (default 12)")
+    ap.add_argument("--memory-child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     faulthandler.enable()
+    if args.memory_child:
+        return _memory_child(Path(args.memory_child))
     # one core by affinity (OpenCV's and numpy's own threads then share that core)
     os.sched_setaffinity(0, {args.cpu})
+    if args.speed:
+        return _speed(args.scenes, args.cpu)
     n = args.cards or (60 if args.quick else 2000)
     ids = args.deck or sorted(decks())
     print(f"vision stills bench: {n}+ stress cards per deck, 1280x720, one core")
@@ -100,6 +118,68 @@ def main(argv=None) -> int:
           f"p90 {np.percentile(all_card, 90):.1f}  (target <= 40)")
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak resident memory: {rss:.0f} MB (all five synthetic profiles loaded)")
+    return 0
+
+
+def _reference_ms() -> float:
+    """CPU ms of a fixed OpenCV and numpy workload: the yardstick the speed figures are
+    divided by (a busy machine slows both alike)."""
+    import cv2
+    rng = np.random.default_rng(0)
+    img = rng.integers(0, 256, (720, 1280), np.uint8)
+    a = rng.standard_normal((256, 256)).astype(np.float32)
+    times = []
+    for _ in range(5):
+        t = time.thread_time()
+        cv2.GaussianBlur(img, (0, 0), 3.0)
+        cv2.resize(img, (640, 360), interpolation=cv2.INTER_AREA)
+        for _ in range(20):
+            a @ a
+        times.append((time.thread_time() - t) * 1000)
+    return statistics.median(times)
+
+
+def _speed(scenes: int, cpu: int) -> int:
+    """The 10-card still's CPU time and the one-profile memory (see the module docstring)."""
+    import cv2
+    cv2.setNumThreads(1)
+    profile = synthetic_profile("french-52")
+    rec = Recogniser(profile)
+    imgs = [random_scene(profile, 10_000 + k, n_cards=10, **SCENARIOS["separate"]).image
+            for k in range(scenes)]
+    rec.recognise(imgs[0])                     # the keypoint index is built on first use
+    ref0 = _reference_ms()
+    ms = []
+    for img in imgs:
+        t = time.thread_time()
+        rec.recognise(img)
+        ms.append((time.thread_time() - t) * 1000)
+    ref = (ref0 + _reference_ms()) / 2
+    med = statistics.median(ms)
+    print(f"1280x720 still, 10 cards, one core: CPU median {med:.0f} ms, p90 "
+          f"{np.percentile(ms, 90):.0f} ms over {len(ms)} scenes; reference workload {ref:.1f} ms, "
+          f"ratio {med / ref:.1f} (target <= 150 ms)")
+    with tempfile.TemporaryDirectory() as d:
+        profile.save(Path(d) / "profile")
+        for size, n in (((1280, 720), 10), ((1200, 1200), 12)):   # rendered here, not in the child
+            cv2.imwrite(str(Path(d) / f"still-{size[0]}.png"),
+                        random_scene(profile, 20_000 + n, size=size, n_cards=n).image)
+        out = subprocess.run([sys.executable, __file__, "--memory-child", d, "--cpu", str(cpu)],
+                             capture_output=True, text=True, check=True)
+    print(out.stdout.strip())
+    return 0
+
+
+def _memory_child(folder: Path) -> int:
+    """A fresh process: load one saved profile, recognise two stills, print the peak RSS."""
+    import cv2
+    from vision.profile import Profile
+    rec = Recogniser(Profile.load(folder / "profile"))
+    for name in ("still-1280.png", "still-1200.png"):
+        rec.recognise(cv2.imread(str(folder / name)))
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak resident memory, one profile loaded, 1280x720 and 1200x1200 stills: {rss:.0f} MB "
+          f"(target <= 250 MB)")
     return 0
 
 

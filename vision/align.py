@@ -10,6 +10,8 @@ lies. Nothing here knows what is printed on the face.
 """
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 
@@ -92,8 +94,7 @@ def _gauss_newton(t: np.ndarray, img: np.ndarray, warp: np.ndarray, iters: int,
     ``similar``: rotation, scale and shift only (a card keeps its shape), else affine.
     """
     h, w = t.shape
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
-    xs, ys = xs.reshape(-1), ys.reshape(-1)
+    xs, ys = _grid(h, w)
     tn = _standardise(t.reshape(-1), np.ones(t.size, np.float32))
     weight = np.ones(t.size, np.float32)
     for it in range(iters):
@@ -115,7 +116,8 @@ def _gauss_newton(t: np.ndarray, img: np.ndarray, warp: np.ndarray, iters: int,
             jac = np.stack([gx * xs, gx * ys, gx, gy * xs, gy * ys, gy], axis=1)
         jw = jac * weight[:, None]
         n = jac.shape[1]
-        hess = jw.T @ jac + 1e-3 * np.eye(n) * (1.0 + np.trace(jw.T @ jac) / n)
+        jtj = jw.T @ jac
+        hess = jtj + 1e-3 * np.eye(n) * (1.0 + np.trace(jtj) / n)
         d = np.linalg.solve(hess, jw.T @ r)
         if similar:
             d = np.float64([d[0], -d[1], d[2], d[1], d[0], d[3]])
@@ -126,6 +128,15 @@ def _gauss_newton(t: np.ndarray, img: np.ndarray, warp: np.ndarray, iters: int,
         if abs(d[2]) + abs(d[5]) < 0.02 and np.abs(d[[0, 1, 3, 4]]).max() < 1e-3:
             break
     return warp
+
+
+@functools.cache
+def _grid(h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pixel x and y coordinates of an (h, w) template, flattened (two sizes are used)."""
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    xs, ys = xs.reshape(-1), ys.reshape(-1)
+    xs.flags.writeable = ys.flags.writeable = False
+    return xs, ys
 
 
 def _standardise(v: np.ndarray, weight: np.ndarray) -> np.ndarray:

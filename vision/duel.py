@@ -8,6 +8,9 @@ every contender there by a clear margin ("never guess").
 """
 from __future__ import annotations
 
+import weakref
+from collections import OrderedDict
+
 import cv2
 import numpy as np
 
@@ -33,18 +36,71 @@ def prepare(face_bgr: np.ndarray) -> np.ndarray:
 
 def duel(face: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
     """How much better prepared ``face`` matches prepared ``a`` than ``b`` (−2..2) on the
-    pixels where ``a`` and ``b`` differ most: > 0 favours ``a``."""
+    pixels where ``a`` and ``b`` differ most: > 0 favours ``a``.
+
+    What depends on ``a`` and ``b`` alone (where they differ, their own statistics there)
+    is computed once per pair and kept (see :class:`_Pairs`): a card is fought against
+    the same rivals again and again, from either side (``duel(f, b, a)`` is exactly
+    ``-duel(f, a, b)``)."""
+    pair, sign = _PAIRS.get(a, b)
+    if pair is None:
+        return 0.0
+    idx, xa, xb, na, nb = pair
+    f = face.reshape(-1)[idx]
+    f = f - f.mean()
+    ff = f @ f
+    return sign * float(_cos(f @ xa, ff, na) - _cos(f @ xb, ff, nb))
+
+
+def _cos(uv: float, uu: float, vv: float) -> float:
+    return float(uv / (np.sqrt(uu * vv) + 1e-6))
+
+
+_Pair = tuple  # (flat pixel indices, a there zero-mean, b there zero-mean, |a'|², |b'|²)
+
+
+class _Pairs:
+    """The pixels each pair of prepared faces is fought on, most recently used first.
+
+    Keyed by the arrays' identities; a weak reference to each checks that the key still
+    names the same arrays (an id is reused once its array is gone). At most MAX_PAIRS
+    entries (~ 6 pairs per identification; each entry is DIFF_SHARE of a face as indices).
+    """
+
+    MAX_PAIRS = 512
+
+    def __init__(self) -> None:
+        self._d: OrderedDict = OrderedDict()
+
+    def get(self, a: np.ndarray, b: np.ndarray) -> tuple[_Pair | None, float]:
+        for key, sign, first, second in (((id(a), id(b)), 1.0, a, b), ((id(b), id(a)), -1.0, b, a)):
+            hit = self._d.get(key)
+            if hit is not None and hit[0]() is first and hit[1]() is second:
+                self._d.move_to_end(key)
+                return hit[2], sign
+        pair = _pair(a, b)
+        try:
+            refs = (weakref.ref(a), weakref.ref(b))
+        except TypeError:        # not weakly referable: computed, not kept
+            return pair, 1.0
+        self._d[(id(a), id(b))] = (*refs, pair)
+        if len(self._d) > self.MAX_PAIRS:
+            self._d.popitem(last=False)
+        return pair, 1.0
+
+
+def _pair(a: np.ndarray, b: np.ndarray) -> _Pair | None:
+    """Where ``a`` and ``b`` differ most, and each of them there (None: too few pixels)."""
     d = np.abs(a - b)
     flat = d.ravel()
     k = int(flat.size * (1.0 - DIFF_SHARE))
     cut = np.partition(flat, k)[k]        # the (1 - DIFF_SHARE) quantile, without a sort
-    m = d >= max(cut, 1e-6)
-    if m.sum() < 16:
-        return 0.0
-    f, x, y = face[m], a[m], b[m]
-    f = f - f.mean()
-    return float(_corr(f, x - x.mean()) - _corr(f, y - y.mean()))
+    idx = np.flatnonzero(flat >= max(cut, 1e-6))
+    if idx.size < 16:
+        return None
+    x, y = a.reshape(-1)[idx], b.reshape(-1)[idx]
+    x, y = x - x.mean(), y - y.mean()
+    return idx.astype(np.int32), x, y, x @ x, y @ y
 
 
-def _corr(u: np.ndarray, v: np.ndarray) -> float:
-    return float(u @ v / (np.sqrt((u @ u) * (v @ v)) + 1e-6))
+_PAIRS = _Pairs()

@@ -10,6 +10,8 @@ French ones. Masks restrict the comparison to the visible part of a covered card
 """
 from __future__ import annotations
 
+import weakref
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import cv2
@@ -22,6 +24,7 @@ _TREND_SIGMA = 9.0       # colour-grid pixels; the low-pass removed as "lighting
 _INNER = 0.06            # fraction of the face border ignored (finder jitter, rounded corners)
 CHROMA_FLOOR = 6.0       # Lab units per pixel: differences below this are "no colour"
 _PRE = 1.5               # fine-grid pixels of blur before the gradient (forgives misalignment)
+KEPT_SCORES = 64         # recent (face, mask) scorings kept by TemplateBank (~ 64 x N floats)
 
 
 def _inner_mask(size: tuple[int, int]) -> np.ndarray:
@@ -93,8 +96,9 @@ class _Part:
         inner = INNER[size]
         self.full = np.stack([_normalise(r, inner, self.floor) for r in self.raw]).reshape(len(raw), -1)
         self.c = raw.shape[1]
-        self.chan = [np.ascontiguousarray(self.raw[:, c, :]) for c in range(self.c)]
-        self.chan2 = [t * t for t in self.chan]
+        # per-channel views (rows stay contiguous, BLAS steps over the other channels)
+        self.chan = [self.raw[:, c, :] for c in range(self.c)]
+        self.chan2 = [self.raw2[:, c, :] for c in range(self.c)]
 
     def scores(self, x: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
         inner = INNER[self.size]
@@ -182,15 +186,30 @@ class TemplateBank:
         self.chroma = _Chroma(col[:, 1:], GRID, CHROMA_FLOOR)
         self.shape = _Part(np.stack([d.shape for d in descs]), FINE)
         self.cards = sorted(set(lab))
+        self._kept: OrderedDict = OrderedDict()    # recent scores, see scores()
 
     def scores(self, desc: Descriptor, mask: np.ndarray | None = None) -> np.ndarray:
-        """Blended correlation (−1..1) of one face with every template, (N,).
+        """Blended correlation (−1..1) of one face with every template, (N,), read-only.
 
         ``mask``: visible part of the face (any size, 1 = visible), None for all of it.
+        A face is often scored again on the same mask (each pile rectangle, every round
+        of choosing the pile's cards: a third of the calls on a 10-card still), so the
+        last KEPT_SCORES results are kept, by the descriptor's identity (descriptors are
+        not changed in place) and the mask's bytes.
         """
+        key = (id(desc), None if mask is None else (mask.shape, mask.dtype.str, mask.tobytes()))
+        hit = self._kept.get(key)
+        if hit is not None and hit[0]() is desc:
+            self._kept.move_to_end(key)
+            return hit[1]
         colour = 0.5 * (self.grey.scores(desc.colour[:1], mask)
                         + self.chroma.scores(desc.colour[1:], mask))
-        return (1 - SHAPE_WEIGHT) * colour + SHAPE_WEIGHT * self.shape.scores(desc.shape, mask)
+        out = (1 - SHAPE_WEIGHT) * colour + SHAPE_WEIGHT * self.shape.scores(desc.shape, mask)
+        out.flags.writeable = False
+        self._kept[key] = (weakref.ref(desc), out)
+        if len(self._kept) > KEPT_SCORES:
+            self._kept.popitem(last=False)
+        return out
 
     def best(self, scores: np.ndarray, allowed: np.ndarray | None = None,
              known: np.ndarray | None = None) -> Match:

@@ -148,26 +148,41 @@ def _arm(t: np.ndarray, length: np.ndarray, gap: float) -> tuple[np.ndarray, np.
 
 def _merge(cs: list[Corner], gap: float) -> list[Corner]:
     """One corner per spot and orientation (an edge is often found on both of its sides)."""
-    out: list[Corner] = []
-    for c in sorted(cs, key=lambda c: -(c.la + c.lb)):
-        if not any(np.linalg.norm(c.p - o.p) < 0.5 * gap and _same_arms(c, o) for o in out):
-            out.append(c)
-    return out
+    cs = sorted(cs, key=lambda c: -(c.la + c.lb))
+    if not cs:
+        return []
+    p, a, b = (np.array([getattr(c, f) for c in cs]) for f in "pab")
+    kept: list[int] = []            # compared with the kept ones at once (hundreds of corners)
+    for k in range(len(cs)):
+        if kept:
+            near = np.asarray(kept)[np.linalg.norm(p[kept] - p[k], axis=1) < 0.5 * gap]
+            if len(near) and _same_arms_any(a[k], b[k], a[near], b[near]).any():
+                continue
+        kept.append(k)
+    return [cs[k] for k in kept]
 
 
 def _outermost(cs: list[Corner], gap: float) -> list[Corner]:
     """Drop the corners of a face's printed frame: a like corner lies just outside them."""
+    if not cs:
+        return []
+    p, a, b = (np.array([getattr(c, f) for c in cs]) for f in "pab")
     out = []
-    for c in cs:
+    for k, c in enumerate(cs):
         diag = (c.a + c.b) / np.linalg.norm(c.a + c.b)
-        if not any(o is not c and _same_arms(c, o) and 0 < np.linalg.norm(c.p - o.p) < 1.5 * gap
-                   and (c.p - o.p) @ diag > 0.9 * np.linalg.norm(c.p - o.p) for o in cs):
+        d = c.p - p
+        dist = np.linalg.norm(d, axis=1)
+        near = (dist > 0) & (dist < 1.5 * gap)
+        near[k] = False
+        near &= d @ diag > 0.9 * dist
+        if not (near.any() and _same_arms_any(c.a, c.b, a[near], b[near]).any()):
             out.append(c)
     return out
 
 
-def _same_arms(c: Corner, o: Corner) -> bool:
-    return bool((c.a @ o.a > 0.97 and c.b @ o.b > 0.97) or (c.a @ o.b > 0.97 and c.b @ o.a > 0.97))
+def _same_arms_any(ca: np.ndarray, cb: np.ndarray, oa: np.ndarray, ob: np.ndarray) -> np.ndarray:
+    """Whether one corner has the same two arm directions (either way round) as each of' many corners (rows)."""
+    return ((oa @ ca > 0.97) & (ob @ cb > 0.97)) | ((ob @ ca > 0.97) & (oa @ cb > 0.97))
 
 
 def full_sides(cs: list[Corner], gap: float, mask: np.ndarray) -> list[tuple[float, float]]:

@@ -121,7 +121,7 @@ class Recogniser:
         self._prep = []
         for img in faces:
             d = duel_mod.prepare(cv2.resize(img, profile.face_size, interpolation=cv2.INTER_AREA))
-            self._prep += [d, np.ascontiguousarray(d[::-1, ::-1])]
+            self._prep += [d, d[::-1, ::-1]]      # 180°: a view, no copy
 
     @property
     def keypoints(self) -> kp_mod.KeypointIndex:

@@ -77,3 +77,21 @@ def test_duel_prefers_the_card_shown_over_its_look_alike(profile):
     f = duel.prepare(cv2.resize(np.clip(seen, 0, 255).astype(np.uint8), size))
     assert duel.duel(f, a, b) > 0.1
     assert duel.duel(f, b, a) < -0.1
+
+
+def test_duel_margins_do_not_depend_on_pairs_seen_before(profile):
+    """Duels keep what each pair of faces needs, by the faces' identity: a pair fought
+    again, from either side, or new faces reusing a freed face's id, must give exactly the
+    margin a first duel gives."""
+    size = profile.face_size
+    rng = np.random.default_rng(5)
+    shown = profile.faces["clubs/7"][0].astype(np.float32) + rng.normal(0, 6, profile.faces["clubs/7"][0].shape)
+    f = duel.prepare(cv2.resize(np.clip(shown, 0, 255).astype(np.uint8), size))
+    for rival in ("spades/7", "clubs/8", "hearts/7", "spades/8", "clubs/6"):
+        a = duel.prepare(cv2.resize(profile.faces["clubs/7"][0], size))
+        b = duel.prepare(cv2.resize(profile.faces[rival][0], size))
+        first = duel.duel(f, a, b)
+        assert duel.duel(f, a, b) == first
+        assert duel.duel(f, b, a) == -first
+        assert duel.duel(f, a.copy(), b.copy()) == first     # new arrays: computed afresh
+        assert duel.duel(f, a[::-1, ::-1], b[::-1, ::-1]) != first   # other pixels, not the kept ones
