@@ -84,6 +84,9 @@ class Read:
     top: tuple = ()        # ((card, score), ...) best first
     blobs: tuple = ()      # (sign, rank): the ink blobs it was read from
     ground: float = 0.0    # median ink around its glyphs (0 on clean paper)
+    # the card rank and sign show when each wins clearly, enrolled or not (None: unclear):
+    # an unenrolled card's index still contradicts a whole-face name given to its look-alike
+    claim: str | None = None
 
     @property
     def confidence(self) -> float:
@@ -291,8 +294,10 @@ class CornerReader:
             perm = np.concatenate([np.flatnonzero(m) for m in member]) if len(member) else np.zeros(0, int)
             self.order.append((perm, np.cumsum([0] + [int(m.sum()) for m in member[:-1]])))
 
-    def read(self, image_bgr: np.ndarray, candidates=None) -> list[Read]:
-        """Every index read with a name, each card id at most once (doubtful ones unnamed)."""
+    def read(self, image_bgr: np.ndarray, candidates=None, claims: bool = False) -> list[Read]:
+        """Every index read with a name, each card id at most once (doubtful ones unnamed);
+        with ``claims`` also the unnamed reads that clearly show a card not enrolled (or
+        not among ``candidates``), which can only contradict a name, never give one."""
         if not self.templates or len(self.sides[0][0]) < 2 or len(self.sides[1][0]) < 2:
             return []
         h, w = image_bgr.shape[:2]
@@ -323,7 +328,10 @@ class CornerReader:
             r = self._judge(np.concatenate([pr[k], ps[k]]), sr[k], ss[k], orr, ors, per_r[k], per_s[k],
                             b.centre[i[k]], up[k], candidates, (int(i[k]), int(j[k])))
             reads.append(replace(r, ground=float(ground[k])))
-        return _once(reads)
+        named = _once(reads)
+        if not claims:
+            return named
+        return named + [r for r in reads if r.card is None and r.claim is not None]
 
     def _per(self, s: np.ndarray, side: int) -> np.ndarray:
         """(pairs, templates) scores -> (pairs, values of the side): each value's best."""
@@ -378,13 +386,13 @@ class CornerReader:
         rt = np.array([dn[1], -dn[0]])
         quad = order_quad(sign + t.corners[:, :1] * rt + t.corners[:, 1:] * dn)
         score = float(min(pr[orr[0]], ps[ors[0]]))
-        sure = (card in self.known and min(margins) >= MARGIN_MIN and min(duels) >= DUEL_MIN
-                and (candidates is None or card in candidates))
+        clear = min(margins) >= MARGIN_MIN and min(duels) >= DUEL_MIN
+        sure = clear and card in self.known and (candidates is None or card in candidates)
         rival = (f"{self.sides[1][0][ors[1]]}/{wins[0]}" if margins[1] < margins[0]
                  else f"{wins[1]}/{self.sides[0][0][orr[1]]}")
         top = ((card, score), (rival, score - min(margins)))
         return Read(card if sure else None, sign + up / 2, quad, score, min(margins), float(min(duels)), top,
-                    blobs)
+                    blobs, claim=card if clear else None)
 
 
 def _once(reads: list[Read]) -> list[Read]:
@@ -411,7 +419,7 @@ def _once(reads: list[Read]) -> list[Read]:
     kept: list[Read] = []
     for a, r in enumerate(alive):
         if a in doubt:
-            kept.append(replace(r, card=None))
+            kept.append(replace(r, card=None, claim=None))   # a doubtful read claims nothing
         elif not any(k.card == r.card for k in kept):
             kept.append(r)
     return kept

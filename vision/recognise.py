@@ -270,7 +270,7 @@ class Recogniser:
             kept += self._whole_picture(image_bgr, allowed)
         kept = _one_per_card(kept)
         if roi is None or not _all_named(kept):
-            reads = [r.moved(np.float32([x0, y0])) for r in self.corners.read(sub, candidates)]
+            reads = [r.moved(np.float32([x0, y0])) for r in self.corners.read(sub, candidates, claims=True)]
             kept = _with_corners(kept, reads)
         return kept
 
@@ -561,14 +561,18 @@ def _with_corners(dets: list[Detection], reads: list[corner_index.Read]) -> list
     centre is near that of the card the index implies) names an unnamed detection and
     unnames one named otherwise (two readings disagree: no guess); an index on no
     detection adds its card. A card named by a detection elsewhere is in two places at
-    once: neither is believed."""
+    once: neither is believed. An index that clearly shows a card not enrolled (a claim:
+    the whole-face duels never saw that card as a rival) unnames the detection it lies on."""
     out = list(dets)
     for r in reads:
-        if r.card is None:
-            continue
         c, short = r.quad.mean(axis=0), quad_sides(r.quad)[0]
         on = [k for k, d in enumerate(dets) if _inside(d.quad, r.index)
               and np.linalg.norm(d.quad.mean(axis=0) - c) < corner_index.SAME_CARD * short]
+        if r.card is None:      # a clear index of a card not enrolled only contradicts
+            for k in on:
+                if r.claim is not None and out[k].card is not None and out[k].card != r.claim:
+                    out[k] = replace(out[k], card=None)
+            continue
         twin = [k for k, d in enumerate(out) if d.card == r.card and k not in on]
         for k in twin:
             out[k] = replace(out[k], card=None)

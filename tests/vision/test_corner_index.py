@@ -134,3 +134,20 @@ def test_read_at_any_rotation(turn):
     img = np.ascontiguousarray(np.rot90(scene.image, k=turn // 90))
     named = {r.card for r in CornerReader(_profile().faces).read(img) if r.card is not None}
     assert named <= set(HAND) and len(named) >= len(HAND) - 1
+
+
+def test_an_unenrolled_cards_clear_index_contradicts_a_name_given_to_its_look_alike():
+    """The 3 of spades missing from the profile: its index still shows rank 3 and a spade, a
+    card the whole-face duels never saw as a rival, so a name given there is withdrawn."""
+    from vision.recognise import Detection, _with_corners
+    scene = render_scene(_profile(), [Placement("spades/3", (640, 360), 8, scale=1.6)],
+                         size=SIZE, table="wood", seed=2)
+    reads = CornerReader(_profile("spades/3").faces).read(scene.image, claims=True)
+    claims = [r for r in reads if r.card is None and r.claim is not None]
+    assert claims and {r.claim for r in claims} == {"spades/3"}
+    assert [r for r in CornerReader(_profile("spades/3").faces).read(scene.image) if r.card is None] == []
+    truth = scene.truth[0].quad.astype(np.float32)
+    look_alike = Detection(truth, "clubs/3", True, 0.9, 0.3)
+    merged = _with_corners([look_alike], claims)
+    assert [d.card for d in merged] == [None]
+    assert [d.card for d in Recogniser(_profile("spades/3")).recognise(scene.image) if d.card] == []
