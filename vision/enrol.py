@@ -40,6 +40,14 @@ CORNER_SHARE = 0.5      # share of two faces' difference in their corners that s
 # a photo is a tight crop only if card-shaped: French 1.4, Trevigiane 1.75, Bresciane scans
 # in ../shared/realdata 2.06-2.1 (long/short side)
 CROP_ASPECTS = (1.25, 2.25)
+# A photo of a card's own shape (within this |log| of one of ASPECTS) whose edge is card paper
+# all round (CROP_RIM_PAPER) is a straightened scan or crop: the whole photo is the card.
+# Camera shapes lie farther from the nearest card shape (16:9 0.016, 3:2 0.033, 4:3 0.049),
+# a deskewed crop within 0.005 (the bidly singles, 1.544 against 1.55), where the finder's
+# rectangles are panels of the picture (court frames, pip areas: 4 of the 52 bidly singles
+# were enrolled as such panels, bench/vision_realdata.py --sets bidly).
+CROP_SHAPE_MATCH = 0.012
+CROP_RIM_PAPER = 0.8    # share of such a photo's rim that must be card paper: rounded corners leave 0.87-0.90 on the bidly singles
 RIM = 0.04              # share of the face's short side checked for card paper at its edge
 MIN_RIM_PAPER = 0.5     # a face whose rim is less paper than this probably shows table
 MAX_SHAPE_OFF = 0.12    # |log| of a face's aspect over the others' beyond which it is cut off
@@ -157,12 +165,17 @@ def straighten(img: np.ndarray, name: str = "photo", back: bool = False) -> np.n
     (:class:`BadPhotos`): a landscape of table enrolled as a face would spoil every later
     reading. A rectangle found inside a card-shaped photo whose own edge is not card paper
     while the photo's is (:func:`face_looks`) is a picture panel inside a scan or crop: the
-    whole photo is the card. (Not for the ``back``, which may be printed to its edge.)
+    whole photo is the card, and so is a photo of exactly a card's shape with paper to its
+    edges (CROP_SHAPE_MATCH). (Not for the ``back``, which may be printed to its edge.)
     """
     h, w = img.shape[:2]
     shape = max(h, w) / max(1, min(h, w))
     crop_shaped = CROP_ASPECTS[0] <= shape <= CROP_ASPECTS[1]
     whole = order_quad(np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]))
+    if not back and min(abs(np.log(shape / a)) for a in ASPECTS) <= CROP_SHAPE_MATCH:
+        as_crop = _warp(img, whole)
+        if face_looks(as_crop, CROP_RIM_PAPER):
+            return as_crop   # a card-shaped crop with paper to its edges: the card itself
     quad = largest_card_quad(img)
     if quad is not None and cv2.contourArea(quad) > TIGHT * h * w:
         quad = None          # the card fills the photo: a crop, whose found "card" is its inner frame
@@ -280,8 +293,9 @@ def suspect_faces(raw: list[tuple[str, np.ndarray]]) -> list[str]:
     return sorted(out)
 
 
-def face_looks(face: np.ndarray) -> bool:
-    """A paper rim, and ink on paper inside it (see :func:`suspect_faces`)."""
+def face_looks(face: np.ndarray, rim_paper: float = MIN_RIM_PAPER) -> bool:
+    """A paper rim (at least ``rim_paper`` of it), and ink on paper inside it (see
+    :func:`suspect_faces`)."""
     h, w = face.shape[:2]
     lab = cv2.cvtColor(face, cv2.COLOR_BGR2LAB).astype(np.float32)
     light = lab[..., 0] > np.percentile(lab[..., 0], 90) - 30
@@ -295,7 +309,7 @@ def face_looks(face: np.ndarray) -> bool:
     m = max(2, round(0.12 * min(h, w)))
     inner[m:h - m, m:w - m] = True
     ink_inside = float(ink[inner].mean())
-    return bool(paper[rim].mean() >= MIN_RIM_PAPER and ink_inside >= 0.02)
+    return bool(paper[rim].mean() >= rim_paper and ink_inside >= 0.02)
 
 
 @dataclass(frozen=True)

@@ -131,3 +131,21 @@ def test_enrolment_takes_the_rectangle_that_explains_the_card_not_the_longest(mo
     monkeypatch.setattr(enrol_mod, "find_cards", fake_find)
     found = enrol_mod.largest_card_quad(np.zeros((600, 500, 3), np.uint8))
     assert np.allclose(found, card)
+
+
+def test_a_straightened_crop_of_a_card_is_enrolled_whole_not_a_panel_inside_it(monkeypatch):
+    # bidly singles: 228x352 crops, paper to the edges but for the rounded corners; the finder's
+    # best rectangle was a court frame or a pip area inside, enrolled as the face
+    import vision.enrol as enrol_mod
+    from vision.finder import Candidate, FindResult
+
+    crop = np.full((354, 228, 3), 235, np.uint8)
+    cv2.rectangle(crop, (20, 20), (208, 334), (40, 40, 180), 3)       # a court card's frame
+    for x, y in ((60, 80), (160, 80), (110, 177), (60, 270), (160, 270)):
+        cv2.circle(crop, (x, y), 14, (30, 30, 200), -1)
+    panel = np.float32([[20, 20], [208, 20], [208, 260], [20, 260]])  # half the crop, card-like
+    monkeypatch.setattr(enrol_mod, "find_cards", lambda img, aspect, roi=None, refine=True:
+                        FindResult([Candidate(panel, True, 0.99)], np.zeros((8, 8), np.uint8), 1.0))
+    face = enrol_mod.straighten(crop, "Kc.jpg")
+    whole = cv2.resize(crop, (face.shape[1], face.shape[0]), interpolation=cv2.INTER_AREA)
+    assert np.abs(face.astype(int) - whole.astype(int)).mean() < 3
