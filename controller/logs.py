@@ -24,15 +24,40 @@ class OneLineFormatter(logging.Formatter):
         return f"{type(exc).__name__}: {exc}" if exc is not None else ""
 
 
+class StderrHandler(logging.StreamHandler):
+    """Writes to ``sys.stderr`` as it is when the record comes, not as it was at set-up.
+
+    A worker thread (evidence pictures, the MQTT loop) may log after whoever set up logging
+    has swapped or closed the stream it saw then (an embedding program, a test's capture):
+    binding the stream at set-up would lose those lines to "I/O operation on closed file".
+    """
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property
+    def stream(self):               # type: ignore[override]
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value) -> None:
+        pass
+
+
 def setup(level: str = DEFAULT_LEVEL) -> None:
-    """Send every logger's records at ``level`` and above to stderr, one line each."""
+    """Send every logger's records at ``level`` and above to stderr, one line each.
+
+    Called again (several commands in one process) it replaces its own handler only:
+    handlers someone else installed on the root logger keep working.
+    """
     if level not in LEVELS:
         raise ValueError(f"--log-level {level!r}: use one of {', '.join(LEVELS)}")
-    handler = logging.StreamHandler(sys.stderr)
+    handler = StderrHandler()
     handler.setFormatter(OneLineFormatter("cardtable %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     for old in list(root.handlers):
-        root.removeHandler(old)
+        if isinstance(old, StderrHandler):
+            root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(level.upper())
     for name in QUIET_LIBRARIES:      # we report their failures ourselves, in our words

@@ -59,3 +59,33 @@ def test_formatter_folds_a_traceback_into_one_line():
         rec = logging.LogRecord("x", logging.ERROR, __file__, 1, "it broke", None, sys.exc_info())
     line = OneLineFormatter("%(levelname)s %(name)s: %(message)s").format(rec)
     assert "\n" not in line and line.startswith("ERROR x: it broke") and "ValueError: bad" in line
+
+
+def test_lines_go_to_stderr_as_it_is_when_logged(monkeypatch, capsys):
+    """A worker thread may log after the stream seen at set-up was closed (CI failure of session 20)."""
+    import io
+    import sys
+
+    from controller import logs
+
+    root = logging.getLogger()
+    saved = (list(root.handlers), root.level)
+    try:
+        earlier = io.StringIO()
+        monkeypatch.setattr(sys, "stderr", earlier)
+        logs.setup("warning")
+        logs.setup("warning")                  # twice in one process: still one line per event
+        monkeypatch.undo()
+        earlier.close()
+        logging.getLogger("cardtable.evidence").warning("evidence: cannot write x.jpg")
+        err = capsys.readouterr().err
+        assert err.count("cardtable WARNING cardtable.evidence: evidence: cannot write x.jpg") == 1, err
+        assert "Logging error" not in err
+    finally:
+        for h in list(root.handlers):
+            if isinstance(h, logs.StderrHandler):
+                root.removeHandler(h)
+        for h in saved[0]:
+            if h not in root.handlers:
+                root.addHandler(h)
+        root.setLevel(saved[1])
