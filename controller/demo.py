@@ -89,65 +89,14 @@ class ScriptedCamera:
         self.finished = True
 
 
-_TABLES: dict[tuple, tuple[np.ndarray, dict]] = {}
-
-
-def _cache_table_texture() -> None:
-    """Render the (seeded, unchanging) table texture once per room instead of once per frame.
-
-    ``render_scene`` draws the wood texture first from its seeded generator; we keep the
-    texture and the generator state after it, so every later draw is exactly what it would
-    have been. It halves the cost of a frame; the frames are byte-identical.
-    """
-    import vision.synthetic.render as render
-
-    original = render.make_table
-    if getattr(original, "_cardtable_cached", False):
-        return
-
-    def make_table(kind, size, rng):
-        key = (kind, tuple(size), json.dumps(rng.bit_generator.state, sort_keys=True))
-        hit = _TABLES.get(key)
-        if hit is not None:
-            rng.bit_generator.state = hit[1]
-            return hit[0].copy()
-        img = original(kind, size, rng)
-        _TABLES[key] = (img.copy(), rng.bit_generator.state)
-        return img
-
-    make_table._cardtable_cached = True  # type: ignore[attr-defined]
-    render.make_table = make_table
-
-
-def demo_profile(deck_id: str):
-    """The synthetic deck profile, built once and kept in the user's cache (it takes seconds)."""
-    import os
-
-    from vision.profile import Profile
-    from vision.synthetic import synthetic_profile
-
-    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cardtable"
-    where = root / f"synthetic-{deck_id.replace('/', '_')}"
-    try:
-        return Profile.load(where)
-    except Exception:   # missing, stale or unreadable: build it again
-        pass
-    profile = synthetic_profile(deck_id)
-    try:
-        profile.save(where)
-    except OSError:
-        pass
-    return profile
-
-
 class Room:
     """The physical table seen from above: cards lying on it, rendered as camera frames."""
 
     def __init__(self, deck_id: str, clockwise: bool, players: int, seed: int) -> None:
         from vision.calibration import calibrate, paste_markers
+        from vision.synthetic import synthetic_profile      # built once, then from the user's cache
 
-        _cache_table_texture()
-        self.profile = demo_profile(deck_id)
+        self.profile = synthetic_profile(deck_id)
         self.seed = seed
         self._paste = paste_markers
         w, h = SIZE

@@ -21,7 +21,7 @@ from vision.decks import cards_of, deck_cards
 from vision.errors import EnrolError, ImageError
 from vision.features import describe
 from vision.finder import find_cards
-from vision.geometry import order_quad, quad_sides, warp_face
+from vision.geometry import face_corners, order_quad, quad_sides, warp_face
 from vision.profile import FACE_W, Profile, card_to_stem
 
 IMAGE_EXT = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
@@ -171,7 +171,7 @@ def straighten(img: np.ndarray, name: str = "photo", back: bool = False) -> np.n
     h, w = img.shape[:2]
     shape = max(h, w) / max(1, min(h, w))
     crop_shaped = CROP_ASPECTS[0] <= shape <= CROP_ASPECTS[1]
-    whole = order_quad(np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]))
+    whole = order_quad(face_corners(w, h))
     if not back and min(abs(np.log(shape / a)) for a in ASPECTS) <= CROP_SHAPE_MATCH:
         as_crop = _warp(img, whole)
         if face_looks(as_crop, CROP_RIM_PAPER):

@@ -220,15 +220,8 @@ class Recogniser:
         nothing like a card face lies there (blank paper, a phone)."""
         allowed = self._allowed(candidates)
         a, q, desc = self._aligned_read(image_bgr, np.asarray(quad, np.float32), allowed)
-        best = self._believed(desc, q, True, [(a, None)])
-        if best.confidence >= self.threshold:
-            det = Detection(q, None if best.card == BACK else best.card, best.card != BACK,
-                            best.confidence, best.margin)
-        elif best.score < NOT_A_CARD:
-            return None
-        else:
-            det = Detection(q, None, True, best.confidence, best.margin)
-        return self._rechecked(image_bgr, det, allowed)
+        det = _verdict(q, self._believed(desc, q, True, [(a, None)]), self.threshold, whole=True)
+        return None if det is None else self._rechecked(image_bgr, det, allowed)
 
     # -- whole images ---------------------------------------------------------------
     def recognise(self, image_bgr: np.ndarray, candidates: Collection[str] | None = None,
@@ -282,12 +275,8 @@ class Recogniser:
         h, w = image.shape[:2]
         if abs(math.log(max(h, w) / max(1, min(h, w)) / self.profile.aspect)) > CROP_SHAPE:
             return []
-        whole = order_quad(np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]))
-        _, quad, _ = self._aligned_read(image, whole, allowed)
-        a = self._decide(_face_crop(image, quad, self.profile.face_size), allowed)
-        if a.confidence >= self.threshold and a.card != BACK:
-            return [self._detection(quad, a)]
-        return []
+        det = self._named_by_duels(image, order_quad(face_corners(w, h)), allowed)
+        return [] if det is None else [det]
 
     def _leftovers(self, image, found: FindResult, kept: list[Detection], allowed) -> list[Detection]:
         """Card-shaped regions no detection explains (e.g. a lone card the finder took for
@@ -297,11 +286,17 @@ class Recogniser:
             c = cand.quad.mean(axis=0)
             if any(_inside(d.quad, c) for d in kept + out):
                 continue
-            _, quad, _ = self._aligned_read(image, cand.quad, allowed)
-            a = self._decide(_face_crop(image, quad, self.profile.face_size), allowed)
-            if a.confidence >= self.threshold and a.card != BACK:
-                out.append(self._detection(quad, a))
+            det = self._named_by_duels(image, cand.quad, allowed)
+            if det is not None:
+                out.append(det)
         return out
+
+    def _named_by_duels(self, image, quad: np.ndarray, allowed) -> Detection | None:
+        """The face at ``quad`` fitted to its leading enrolled face and named by duels; None
+        unless the duels name a face (not a back) surely."""
+        _, fitted, _ = self._aligned_read(image, quad, allowed)
+        a = self._decide(_face_crop(image, fitted, self.profile.face_size), allowed)
+        return self._detection(fitted, a) if a.confidence >= self.threshold and a.card != BACK else None
 
     def _rechecked(self, image, det: Detection, allowed) -> Detection:
         """A finder detection named again by duels: a name the duels contradict is
@@ -386,17 +381,7 @@ class Recogniser:
         # the finder's mask is broken up (a lined cloth) and so reports it partly seen.
         lone = cand.whole and (not others or _others_mask(quad, others) is None)
         need = self.threshold if (seen > 0.9 or lone) else max(self.threshold, PARTIAL_THRESHOLD)
-        if best.confidence >= need:
-            if best.card == BACK:
-                return Detection(quad, None, False, best.confidence, best.margin)
-            return Detection(quad, best.card, True, best.confidence, best.margin)
-        if not cand.whole:      # a piece of a pile that matches nothing: not evidence of a card
-            return None
-        if best.score < NOT_A_CARD:   # blank paper, a note pad: nothing like any card face
-            return None
-        # a lone card we cannot name (not enrolled, another deck, too blurred): reported,
-        # without an identity
-        return Detection(quad, None, True, best.confidence, best.margin)
+        return _verdict(quad, best, need, cand.whole)
 
     def _best_answer(self, image, cand: Candidate, found: FindResult, others, allowed, roi
                      ) -> tuple[_Answer, np.ndarray, float]:
@@ -632,6 +617,19 @@ def _visible_mask(quad: np.ndarray, found: FindResult, roi) -> np.ndarray | None
     m = cv2.getPerspectiveTransform(q, face_corners(w, h))
     vis = cv2.warpPerspective(found.mask, m, (w, h), flags=cv2.INTER_LINEAR)
     return (vis > 127).astype(np.float32)
+
+
+def _verdict(quad: np.ndarray, best: _Answer, need: float, whole: bool) -> Detection | None:
+    """What one believed reading of a face reports: the card named (or a back) at confidence
+    ``need``; else a card without identity when it is a whole card that looks like a card
+    face (not enrolled, another deck, too blurred); else nothing (a piece of a pile that
+    matches nothing, blank paper, a note pad)."""
+    if best.confidence >= need:
+        return Detection(quad, None if best.card == BACK else best.card, best.card != BACK,
+                         best.confidence, best.margin)
+    if not whole or best.score < NOT_A_CARD:
+        return None
+    return Detection(quad, None, True, best.confidence, best.margin)
 
 
 def _others_mask(quad: np.ndarray, others: list[np.ndarray]) -> np.ndarray | None:

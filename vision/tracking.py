@@ -412,23 +412,26 @@ class TableWatcher:
 
     def _look(self, image: np.ndarray, region: Region, roi, cands, attempt: int) -> list:
         """The cards in a settled region: from the empty table when it can, else the stills finder."""
-        if not self.find_from_empty:
-            return list(self.recogniser.recognise(image, candidates=cands, roi=roi))
-        if region.area_small < SPECK * self.card_area_small and \
-                not any(self._in_region(region, c.centre) for c in self.cards):
-            return []      # a speck (noise, light drifting over the threshold) holds no new card
-        new, kept = self._new_quads(image, region)
-        if not new and not kept:
-            # no card-shaped difference where the table changed and settled (the calibration's
-            # card size a poor guess before any card is seen: the demo room's cards are 7.8x
-            # its area, beyond UNKNOWN_SIZE): the stills finder looks, as before this model
-            return list(self.recogniser.recognise(image, candidates=cands, roi=roi))
-        read = [d for d in (self.recogniser.read_quad(image, q, cands) for q in new) if d is not None]
-        if attempt == self.confirm_attempts - 1 and not any(d.card is not None or not d.face_up for d in read):
-            # last look, and the new quads explain nothing (no card named, no back): the
-            # stills finder's reading of the region stands (a tarot card over the previous
-            # trick's in the Troccas demo was found only so)
-            return list(self.recogniser.recognise(image, candidates=cands, roi=roi))
+        last = attempt == self.confirm_attempts - 1
+        if self.find_from_empty:
+            if region.area_small < SPECK * self.card_area_small and \
+                    not any(self._in_region(region, c.centre) for c in self.cards):
+                return []      # a speck (noise, light drifting over the threshold) holds no new card
+            new, kept = self._new_quads(image, region)
+            read = [d for d in (self.recogniser.read_quad(image, q, cands) for q in new) if d is not None]
+            if (new or kept) and not (last and not any(d.card is not None or not d.face_up for d in read)):
+                return self._from_empty(image, region, cands, read, kept, last)
+        # The stills finder reads the region: without an empty-table model; where the table
+        # changed and settled but no card-shaped difference shows (the calibration's card
+        # size a poor guess before any card is seen: the demo room's cards are 7.8x its area,
+        # beyond UNKNOWN_SIZE); and at the last look when the new quads explain nothing (no
+        # card named, no back: a tarot card over the previous trick's in the Troccas demo
+        # was found only so).
+        return list(self.recogniser.recognise(image, candidates=cands, roi=roi))
+
+    def _from_empty(self, image: np.ndarray, region: Region, cands, read: list, kept: list, last: bool) -> list:
+        """The region's cards from the empty-table model: the new quads as read, the known
+        cards still lying there untouched."""
         # a known card read elsewhere moved there (nudged): it is not also where it was
         ids = {d.card for d in read if d.face_up and d.card is not None}
         kept = [k for k in kept if not (k.card in ids or (not k.face_up and any(
@@ -436,7 +439,7 @@ class TableWatcher:
             for d in read)))]
         dets = kept + read
         unnamed = [d for d in read if d.face_up and d.card is None]
-        if unnamed and attempt == self.confirm_attempts - 1:
+        if unnamed and last:
             # last look at a card the quad's reading leaves unnamed: the stills recogniser's
             # own finding and keypoints, for a named card lying there
             named = [d for d in self.recogniser.recognise(image, candidates=cands, roi=self._roi(region))

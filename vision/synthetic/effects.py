@@ -92,11 +92,14 @@ def bend(face: np.ndarray, amount: float) -> np.ndarray:
 
 
 def gloss(size: tuple[int, int], alpha: np.ndarray, strength: float, angle_deg: float,
-          offset: float, width: float) -> np.ndarray:
+          offset: float, width: float, origin: tuple[int, int] = (0, 0)) -> np.ndarray:
     """A specular streak on a glossy card: a soft band across the image, only on the card
-    (``alpha``), ``strength`` of full white at its peak; add it to the image (float)."""
+    (``alpha``, the part of the image from ``origin``), ``strength`` of full white at its
+    peak; add it to that part of the image (float)."""
     w, h = size
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    yy, xx = np.mgrid[0:alpha.shape[0], 0:alpha.shape[1]].astype(np.float32)
+    xx += origin[0]
+    yy += origin[1]
     a = np.deg2rad(angle_deg)
     d = (xx - w / 2) * np.cos(a) + (yy - h / 2) * np.sin(a) - offset
     band = np.exp(-(d * d) / (2 * max(width, 1.0) ** 2))

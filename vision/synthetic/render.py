@@ -8,6 +8,7 @@ fraction is counted from the final layer map, so tests know exactly what is ther
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import NamedTuple, Sequence
 
@@ -104,8 +105,35 @@ def scale_for_width(size: tuple[int, int], aspect: float, width_px: float) -> fl
     return width_px * aspect / card_long_side(size)
 
 
+CARD_SHADOW_BLUR = 2.0      # sigma (px) of the faint shadow that outlines a card on a light table
+# margin (px) of a card's drawing box: the shadow's Gaussian kernel (OpenCV: radius 4 sigma)
+# sees only zeros beyond the card there, so drawing in the box equals drawing on the whole image
+CARD_BOX_PAD = int(4 * CARD_SHADOW_BLUR) + 2
+TABLE_MEMO_SIZE = 4        # textures kept (a 1280x720 one is 11 MB): a sequence or a room reuses one
+
+
+_tables: dict[tuple, tuple[np.ndarray, dict]] = {}
+
+
 def make_table(kind: str, size: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
-    """A procedurally textured table top (BGR uint8)."""
+    """A procedurally textured table top (float32 BGR).
+
+    A video draws the same seeded table under every frame: the texture and the generator's
+    state after it are remembered, so a repeated draw costs a copy and leaves ``rng`` exactly
+    where drawing it would have (the frames are byte-identical)."""
+    key = (kind, tuple(size), json.dumps(rng.bit_generator.state, sort_keys=True))
+    hit = _tables.get(key)
+    if hit is not None:
+        rng.bit_generator.state = hit[1]
+        return hit[0].copy()
+    img = _draw_table(kind, size, rng)
+    if len(_tables) >= TABLE_MEMO_SIZE:
+        _tables.pop(next(iter(_tables)))
+    _tables[key] = (img.copy(), rng.bit_generator.state)
+    return img
+
+
+def _draw_table(kind: str, size: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
     w, h = size
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     if kind == "plain":
@@ -239,9 +267,15 @@ def render_scene(profile: Profile, placements: Sequence[Placement], *, size=(128
         q = order_quad(q)
         if rng.random() < 0.5:   # the face may lie either way round
             q = np.roll(q, 2, axis=0)
-        mtx = cv2.getPerspectiveTransform(face_corners(fw, fh), q)
-        warped = cv2.warpPerspective(face, mtx, size, flags=cv2.INTER_LINEAR)
-        alpha = cv2.warpPerspective(card_alpha, mtx, size,
+        # drawn in the card's own box (with room for its shadow's blur), not the whole image
+        # (a card wholly off the picture gets a 1-pixel box, where its alpha is 0)
+        x0, y0 = (min(n - 1, max(0, int(np.floor(v)) - CARD_BOX_PAD)) for v, n in zip(q.min(axis=0), (w, h)))
+        x1, y1 = (max(lo + 1, min(n, int(np.ceil(v)) + CARD_BOX_PAD + 1))
+                  for v, n, lo in zip(q.max(axis=0), (w, h), (x0, y0)))
+        box = (slice(y0, y1), slice(x0, x1))
+        mtx = np.float64([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]]) @ cv2.getPerspectiveTransform(face_corners(fw, fh), q)
+        warped = cv2.warpPerspective(face, mtx, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
+        alpha = cv2.warpPerspective(card_alpha, mtx, (x1 - x0, y1 - y0),
                                     flags=cv2.INTER_LINEAR).astype(np.float32) / 255
         if st is not None and st.gloss > 0 and p.face_up and real.random() < 0.5:
             L = card_long_side(size, p.scale)
@@ -249,13 +283,13 @@ def render_scene(profile: Profile, placements: Sequence[Placement], *, size=(128
             a = np.deg2rad(ang)
             at = (p.centre_xy[0] - w / 2) * np.cos(a) + (p.centre_xy[1] - h / 2) * np.sin(a)
             warped = warped + effects.gloss(size, alpha, float(real.uniform(0.1, 1) * st.gloss), ang,
-                                            float(at + real.uniform(-0.4, 0.4) * L), 0.12 * L)
+                                            float(at + real.uniform(-0.4, 0.4) * L), 0.12 * L, (x0, y0))
         # a faint shadow / edge so a card on a light table has an outline, as in life
-        sh = cv2.GaussianBlur(alpha, (0, 0), 2.0)
-        img = img * (1 - 0.25 * sh[..., None])
-        img = img * (1 - alpha[..., None]) + warped * alpha[..., None]
+        sh = cv2.GaussianBlur(alpha, (0, 0), CARD_SHADOW_BLUR)
+        under = img[box] * (1 - 0.25 * sh[..., None])
+        img[box] = under * (1 - alpha[..., None]) + warped * alpha[..., None]
         inside = alpha > 0.5
-        layer[inside] = i
+        layer[box][inside] = i
         quads.append(q)
         areas.append(int(inside.sum()))
     if hand is not None:
