@@ -27,9 +27,10 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 log = logging.getLogger("cardtable.evidence")
 
@@ -80,7 +81,10 @@ def match_folder(number: int) -> str:
 
 def pictures(image: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(crop, small outlined frame) of a card at ``quad`` in ``image`` (BGR). Pure."""
-    import cv2          # here: the table loop imports this module's names without vision installed
+    # imported here: the table imports this module's names, and a table without a camera
+    # (or a restart after a crash) should not wait for OpenCV and numpy to load
+    import cv2
+    import numpy as np
 
     H, W = image.shape[:2]
     q = np.asarray(quad, np.float32).reshape(4, 2)
