@@ -186,6 +186,8 @@ class EvidenceStore:
                 self._open_match(folder)
             name = f"{folder}/{self._next:06d}-{kind}.jpg"
             self._next += 1
+        import numpy as np      # loaded already: the frame is an array
+
         job = _Job(name, image, np.asarray(quad, np.float32).copy())
         if self._thread is None:
             return name if self._do(job) else None
