@@ -174,3 +174,34 @@ def test_photographed_faces_on_a_photo_table_are_recognised_through_a_real_camer
         assert s.faces == "photographed" and s.table == "photo"
         got = sorted((d.card or "-") for d in rec.recognise(s.image))
         assert got == sorted([a, b]), got
+
+
+def test_calibration_is_kept_in_the_user_cache_and_recomputed_when_unreadable(tmp_path, monkeypatch):
+    """Every demo and test process would calibrate each synthetic deck (seconds): the figures
+    are kept under a hash of the vision code; a damaged file is calibrated again, never believed."""
+    import vision.recognise
+    import vision.synthetic as synthetic
+    from vision.profile import Profile
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    runs = []
+    monkeypatch.setattr(vision.recognise, "calibrate", lambda p: runs.append(p.deck_id) or (0.25, 1.5, -3.0))
+    p = Profile(deck_id="french-32", faces={}, aspect=1.5)
+    assert synthetic._calibration(p) == (0.25, 1.5, -3.0) and runs == ["french-32"]
+    kept = list((tmp_path / "cardtable" / "synthetic").glob("french-32-*.json"))
+    assert len(kept) == 1 and synthetic._code_fingerprint() in kept[0].name
+    assert synthetic._calibration(p) == (0.25, 1.5, -3.0) and runs == ["french-32"]   # from the cache
+    kept[0].write_text("[0.25, \"x\"")
+    assert synthetic._calibration(p) == (0.25, 1.5, -3.0) and runs == ["french-32", "french-32"]
+
+
+def test_table_texture_drawn_once_leaves_the_generator_where_drawing_would():
+    from vision.synthetic import render
+
+    render._tables.clear()
+    rng_a, rng_b = np.random.default_rng(5), np.random.default_rng(5)
+    first = render.make_table("wood", (320, 200), rng_a)
+    again = render.make_table("wood", (320, 200), rng_b)          # from the memo
+    assert np.array_equal(first, again) and rng_a.random() == rng_b.random()
+    again[:] = 0                                                   # a copy: the memo is untouched
+    assert np.array_equal(render.make_table("wood", (320, 200), np.random.default_rng(5)), first)
