@@ -57,7 +57,8 @@ def status() -> str | None:
     return got[-1] if got else None
 
 
-def wait(what: str, ok, timeout: float = START_S) -> None:
+def wait(what: str, ok, timeout: float = START_S, detail=None) -> None:
+    """Wait for ``ok()``; on time out, fail with the unit's state, its log and ``detail()``."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if ok():
@@ -65,7 +66,8 @@ def wait(what: str, ok, timeout: float = START_S) -> None:
             return
         time.sleep(0.3)
     log = sh("journalctl", "-u", UNIT, "--no-pager", "-n", "15", check=False)
-    raise SystemExit(f"deploy lane: not within {timeout:.0f} s: {what}\n{unit('ActiveState', 'Result', 'ExecMainStatus', 'NRestarts')}\n{log}")
+    more = f"\n{detail()}" if detail is not None else ""
+    raise SystemExit(f"deploy lane: not within {timeout:.0f} s: {what}\n{unit('ActiveState', 'Result', 'ExecMainStatus', 'NRestarts')}\n{log}{more}")
 
 
 def wait_online() -> None:
@@ -73,12 +75,15 @@ def wait_online() -> None:
          lambda: unit("ActiveState")["ActiveState"] == "active" and status() == "online")
 
 
-def judged_cards() -> list[tuple[int, str]]:
+def journal_records() -> list[dict]:
     sys.path.insert(0, "/opt/cardtable/src")
     from controller.journal import read_records
 
-    recs = read_records(JOURNAL)[0] if JOURNAL.exists() else []
-    return [(r["event"]["seat"], r["event"]["card"]) for r in recs if r.get("src") == "vision"]
+    return read_records(JOURNAL)[0] if JOURNAL.exists() else []
+
+
+def judged_cards() -> list[tuple[int, str]]:
+    return [(r["event"]["seat"], r["event"]["card"]) for r in journal_records() if r.get("src") == "vision"]
 
 
 def restart_clean() -> None:
@@ -100,7 +105,8 @@ def after(work: str) -> None:
          lambda: "reconnected" in sh("journalctl", "-u", UNIT, "--no-pager", check=False))
 
     wait("the table judged the two cards laid in its camera folder",
-         lambda: judged_cards() == [(0, "hearts/king"), (1, "spades/ace")])
+         lambda: judged_cards() == [(0, "hearts/king"), (1, "spades/ace")],
+         detail=lambda: "the journal, but its first records:\n" + "\n".join(map(str, journal_records()[2:])))
 
     print(sh("systemd-analyze", "verify", f"/etc/systemd/system/{UNIT}.service").strip()
           or "deploy lane: systemd-analyze verify accepts the installed unit")
