@@ -104,6 +104,9 @@ class VisionInput:
             return "camera: the video source ended"
         if self._blind:
             return f"camera: {self._blind}"
+        moved = getattr(getattr(self.watcher, "registration", None), "fault", None)
+        if moved:
+            return f"camera: {moved}"
         return None
 
     def _read(self) -> Any:

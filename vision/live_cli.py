@@ -219,10 +219,16 @@ def _track(argv: Sequence[str]) -> int:
                                         True if args.clockwise else None, args.calibration, deadline)
         watcher = _watcher(args.profile_dir, cal, args.still_frames, args.threshold)
         out = sys.stdout
+        reg = watcher.registration
+        said = (reg.moves, reg.fault)
         for frame in _frames(source, buffered, args.max_frames, deadline):
             for e in watcher.process(frame):
                 out.write(json.dumps(e.to_json()) + "\n")
                 out.flush()
+            if (reg.moves, reg.fault) != said:           # the camera was knocked: say so on stderr
+                print(f"cardtable track: frame {frame.index}: " +
+                      (reg.fault or "the camera moved; re-registered from the table markers"), file=sys.stderr)
+                said = (reg.moves, reg.fault)
     finally:
         source.close()
     return 0

@@ -21,6 +21,9 @@ loop and calls :meth:`TableWatcher.process` per frame (no threads inside). The r
   glass), which is safe because the recogniser always looks at the real frame.
 * **Never guess.** A face-up card that stays unidentified for ``confirm_attempts`` evaluations
   becomes ``needs_confirmation`` (card null), and is tracked so it is not reported twice.
+* **The calibrated view is kept.** A knocked camera is re-registered from the table markers
+  (:mod:`vision.registration`) before the frame reaches the change detector; until it is, the
+  watcher sees the last good frame, so the move itself is no event.
 * **Removal needs a quiet table.** A known card no longer found where it was is *missing*; it may
   reappear elsewhere (slid, stacked) in the next region to settle. Missing cards become
   ``removed`` only once nothing on the table moves, and when the last card goes ``cleared``.
@@ -38,6 +41,7 @@ from vision.calibration import Calibration
 from vision.change import ChangeDetector, Region, light_field, relit
 from vision.finder import refine_quad
 from vision.geometry import order_quad, quad_sides
+from vision.registration import Registration
 
 EVENTS = ("placed", "removed", "needs_confirmation", "cleared")
 MODEL_FACTOR = 4     # the empty / settled table models are kept at 1/4 size (a card ~25 px across)
@@ -138,6 +142,7 @@ class TableWatcher:
         self.min_confidence = min_confidence
         self.absorb_frames = max(absorb_frames, self.still_frames + 1)
         self.occluder_fraction = occluder_fraction
+        self.registration = Registration(calibration.background)
         self.change = ChangeDetector(calibration.image_size, table_polygon=calibration.zones.table,
                                      change_threshold=change_threshold, motion_threshold=motion_threshold)
         sh, sw = self.change.table_mask.shape
@@ -197,6 +202,7 @@ class TableWatcher:
             idx, image = int(frame.index), frame.image
             self._frame_no = idx
         self.stats.frames += 1
+        image = self.registration.correct(image)     # a knocked camera: back to the calibrated view
         cd = self.change
         if not self._started:
             bg = self.calibration.background

@@ -100,3 +100,54 @@ def test_camera_vanishes_and_returns(tmp_path):
     show()
     frames(12)
     assert [c["card"] for c in link.state["detail"]["current_trick"]] == ["hearts/king", "hearts/7", "hearts/8"]
+
+
+def test_knocked_camera_with_covered_markers_is_a_fault_until_they_are_seen(tmp_path):
+    """The camera knocked while a cloth lies over two corner markers: the table shows a camera
+    fault naming them; uncovered, the view is re-registered and play goes on at the right seats."""
+    import cv2
+
+    from vision.registration import SEARCH_EVERY, STILL_FRAMES
+    from vision.synthetic.sequences import _knock
+
+    clock = Clock()
+    room = Room("french-32", True, 4, seed=2)
+    w, h = room.calibration.image_size
+    view = {"knock": None, "cover": False}
+
+    class Knockable:
+        n = 0
+
+        def read(self):
+            img = room.frame()
+            if view["knock"] is not None:
+                img = cv2.warpAffine(img, _knock((w, h), view["knock"]), (w, h), borderMode=cv2.BORDER_REPLICATE)
+            if view["cover"]:
+                for x, y in room.corners[:2]:
+                    cv2.rectangle(img, (int(x) - 60, int(y) - 60), (int(x) + 60, int(y) + 60), (60, 40, 30), -1)
+            self.n += 1
+            return Frame(self.n, img, 0.0)
+
+    link = NullLink()
+    t = Table(Journal(tmp_path / "j"), link, table_id="t", start_event=START, vision=None, clock=clock)
+    t.vision = VisionInput(Knockable(), make_watcher(room.calibration, Recogniser(room.profile), t.ts.candidates, 4))
+    t.open()
+
+    def frames(n):
+        for _ in range(n):
+            clock.t += 1 / 30
+            t.step()
+
+    frames(3)
+    room.put(0, "hearts/king")
+    frames(10)
+    view.update(knock=(3.0, 3.0, 0.2), cover=True)     # (the demo's markers lie 14 px from the edge)
+    frames(STILL_FRAMES + 2)
+    assert link.state["status"] == "fault" and "markers 0, 1 are not seen" in link.state["fault"]["message"]
+    view["cover"] = False
+    frames(SEARCH_EVERY + 2)
+    assert link.state["fault"] is None and link.state["status"] == "ok"
+    room.put(1, "hearts/7")
+    frames(12)
+    assert link.state["detail"]["current_trick"] == [{"seat": 0, "card": "hearts/king"},
+                                                     {"seat": 1, "card": "hearts/7"}]

@@ -59,6 +59,8 @@ class Shot:
     exposure: float = 1.0                            # the camera's overall gain (auto-exposure)
     lamp: float = 0.0                                # 0 off .. 1 on: a lamp lighting one side
     shadow: tuple[float, float] | None = None        # centre of an arm's soft shadow, or None
+    camera: tuple[float, float, float] = (0.0, 0.0, 0.0)   # the camera knocked: (dx, dy) px, turn in degrees
+    sleeve: int | None = None                        # the table marker (0-3) a sleeve lies over, or None
 
 
 @dataclass
@@ -114,6 +116,8 @@ class SequenceBuilder:
         self.events: list[TruthEvent] = []
         self.card_long = 0.30 * min(w, h) * card_scale
         self.exposure, self.lamp = 1.0, 0.0
+        self.camera: tuple[float, float, float] = (0.0, 0.0, 0.0)
+        self.sleeve: int | None = None
         self.shadow_offset: tuple[float, float] | None = None   # hands cast a shadow this far off
 
     # -- geometry ---------------------------------------------------------------------------------
@@ -144,7 +148,8 @@ class SequenceBuilder:
             shadow = (tip[0] + self.shadow_offset[0], tip[1] + self.shadow_offset[1])
         self.shots.append(Shot(tuple(self.cards) + tuple(extra), None if tip is None else (float(tip[0]), float(tip[1])),
                                self.exposure, self.lamp,
-                               None if shadow is None else (float(shadow[0]), float(shadow[1]))))
+                               None if shadow is None else (float(shadow[0]), float(shadow[1])),
+                               self.camera, self.sleeve))
 
     def _move_hand(self, seat: int, a, b, frames: int, carrying: Seq[OnTable] = (), carry_from=None,
                    carry_to=None) -> None:
@@ -214,6 +219,22 @@ class SequenceBuilder:
         for i in range(1, settle + 1):
             self.exposure = start + (target - start) * i / settle
             self._shot()
+        return self
+
+    def knock_camera(self, dx: float, dy: float, turn: float = 0.0, frames: int = 4) -> "SequenceBuilder":
+        """Someone knocks the camera's arm: over ``frames`` the view shifts by (``dx``, ``dy``) px
+        and turns ``turn`` degrees about its centre, and stays so: no event."""
+        x0, y0, a0 = self.camera
+        for i in range(1, frames + 1):
+            t = i / frames
+            self.camera = (x0 + dx * t, y0 + dy * t, a0 + turn * t)
+            self._shot()
+        return self
+
+    def cover_marker(self, marker: int | None) -> "SequenceBuilder":
+        """From the next frame a sleeve lies over table marker ``marker`` (0-3; None: lifted off):
+        no event."""
+        self.sleeve = marker
         return self
 
     def lean(self, seat: int, at: tuple[float, float], frames: int = 30) -> "SequenceBuilder":
@@ -382,17 +403,44 @@ def render_frames(seq: TableSequence, profile=None, *, start: int = 0,
     last_key, optics, truth = None, None, []
     for i in range(start, len(seq.shots) if stop is None else min(stop, len(seq.shots))):
         shot = seq.shots[i]
-        key = (shot.cards, shot.hand_tip)       # light and shadow are applied per frame
+        key = (shot.cards, shot.hand_tip, shot.sleeve)     # light, shadow and a knock are applied per frame
         if key != last_key:
             placements = [Placement(c.card, c.centre, c.angle, c.face_up, seq.card_scale) for c in shot.cards]
             hand = None if shot.hand_tip is None else HandOptions(shot.hand_tip, width=0.42 * 0.30 * min(seq.size) * seq.card_scale / 0.7)
             scene = render_scene(profile, placements, size=seq.size, table=seq.table, seed=seq.seed, hand=hand)
             ideal = paste_markers(scene.image, seq.marker_centres, seq.marker_px)
+            if shot.sleeve is not None:
+                ideal = _sleeve_over(ideal, seq.marker_centres[shot.sleeve], seq.marker_px)
             optics = cam.optics(ideal)
             truth = [FrameTruth(t.card, t.face_up, cam.warp_points(t.quad), t.visible_fraction, c.seat)
                      for t, c in zip(scene.truth, shot.cards)]
             last_key = key
-        yield cam.expose(_lit(optics, shot, seq.size, seq.seed), i, seq.seed), truth
+        image = cam.expose(_lit(optics, shot, seq.size, seq.seed), i, seq.seed)
+        if shot.camera != (0.0, 0.0, 0.0):
+            m = _knock(seq.size, shot.camera)
+            image = cv2.warpAffine(image, m, seq.size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+            yield image, [replace(t, quad=cv2.transform(t.quad.reshape(-1, 1, 2), m).reshape(-1, 2)) for t in truth]
+        else:
+            yield image, truth
+
+
+def _knock(size: tuple[int, int], camera: tuple[float, float, float]) -> np.ndarray:
+    """The 2x3 map of a knocked camera's picture: turned about the centre, then shifted."""
+    m = cv2.getRotationMatrix2D((size[0] / 2, size[1] / 2), camera[2], 1.0)
+    m[:, 2] += camera[:2]
+    return m
+
+
+def _sleeve_over(ideal: np.ndarray, centre: np.ndarray, marker_px: int) -> np.ndarray:
+    """A dark sleeve over a table marker, reaching in from the picture's edge beyond it."""
+    out = ideal.copy()
+    h, w = out.shape[:2]
+    toward_edge = np.float32([-1 if centre[0] < w / 2 else 1, -1 if centre[1] < h / 2 else 1])
+    c = np.asarray(centre, np.float32) + 0.5 * marker_px * toward_edge
+    axes = (int(1.3 * marker_px), int(0.9 * marker_px))
+    cv2.ellipse(out, (int(c[0]), int(c[1])), axes, 45.0 * toward_edge[0] * toward_edge[1], 0, 360,
+                (70, 45, 40), -1, cv2.LINE_AA)
+    return out
 
 
 def _lit(optics: np.ndarray, shot: Shot, size: tuple[int, int], seed: int) -> np.ndarray:
@@ -527,7 +575,8 @@ def named_sequence(name: str, *, size=(1280, 720), seed: int = 0, stress=None, t
     overlap; ``hands``: hand motion only (no events); ``busy``: two cards, then hands waving and
     resting over them (no more events); ``overlap``; ``facedown``. Hard real-table events:
     ``lamp`` (a lamp on and off, auto-exposure drifting), ``shadow`` (arms' shadows, a player
-    leaning over), ``nudge`` (placed cards nudged), ``stacked`` (each card partly over the last)."""
+    leaning over), ``nudge`` (placed cards nudged), ``stacked`` (each card partly over the last),
+    ``knock`` (the camera knocked, a sleeve over a corner marker)."""
     b = SequenceBuilder(name=name, size=size, seed=seed, stress=stress, table=table)
     if name in ("trick", "demo"):
         trick(b, [(0, "hearts/7"), (1, "hearts/king"), (2, "spades/ace"), (3, "hearts/10")], winner=2)
@@ -620,7 +669,19 @@ def named_sequence(name: str, *, size=(1280, 720), seed: int = 0, stress=None, t
         b.play(2, "hearts/ace", at=b.spot(2, offset=-0.35 * L, along=-0.1 * L)).idle(12)
         b.play(3, "clubs/8", at=b.spot(3, offset=-0.35 * L, along=-0.2 * L)).idle(14)
         b.gather(1).idle(14)
+    elif name == "knock":
+        # the camera is knocked twice mid-trick (shift and a slight turn); a sleeve lies over a corner
+        # marker while a card is played, and the camera is knocked again while it lies there
+        b.idle(12)
+        b.play(0, "hearts/9").idle(12).play(1, "clubs/jack").idle(8)
+        b.knock_camera(8.0, -6.0, 0.8).idle(20)
+        b.play(2, "diamonds/ace").idle(12)
+        b.cover_marker(1).idle(6)
+        b.play(3, "spades/8").idle(10)
+        b.knock_camera(-5.0, 7.0, -0.5).idle(20)
+        b.cover_marker(None).idle(8)
+        b.gather(3).idle(14)
     else:
         raise KeyError(f"unknown synthetic sequence {name!r} (trick, match, hands, busy, overlap, facedown, "
-                       "lamp, shadow, nudge, stacked)")
+                       "lamp, shadow, nudge, stacked, knock)")
     return b.build()
