@@ -60,14 +60,18 @@ def _patch_box(quad: np.ndarray, shape: tuple[int, ...]) -> tuple[int, int, int,
     return (int(max(0, x0 - m)), int(max(0, y0 - m)), int(min(w, x1 + m + 1)), int(min(h, y1 + m + 1)))
 
 
-def _normalised(grey: np.ndarray) -> np.ndarray:
-    p = grey.astype(np.float32)
-    return (p - p.mean()) / max(float(p.std()), 1.0)
+def normalised(grey: np.ndarray) -> np.ndarray:
+    """A grey patch at zero mean and unit standard deviation (float32): light aside."""
+    mean, std = cv2.meanStdDev(grey)
+    return (grey.astype(np.float32) - np.float32(mean[0, 0])) / np.float32(max(float(std[0, 0]), 1.0))
 
 
 def patch_change(a: np.ndarray, b: np.ndarray) -> float:
-    """How different two grey patches of the same box are, light aside (see MARKER_CHANGED)."""
-    return float(np.abs(_normalised(a) - _normalised(b)).mean())
+    """How different two grey patches of the same box are, light aside (see MARKER_CHANGED);
+    either may be given already :func:`normalised` (float32)."""
+    na = a if a.dtype == np.float32 else normalised(a)
+    nb = b if b.dtype == np.float32 else normalised(b)
+    return float(cv2.mean(cv2.absdiff(na, nb))[0])
 
 
 class Registration:
@@ -108,7 +112,7 @@ class Registration:
         """Watch the markers of ``quads`` as they look in ``image`` (a marker not among them, covered
         when this was fitted, is watched again from the next re-registration that sees it)."""
         self._boxes = {i: _patch_box(q, image.shape) for i, q in quads.items()}
-        self._templates = self._patches(image)
+        self._templates = {i: normalised(p) for i, p in self._patches(image).items()}
 
     def _patches(self, image: np.ndarray) -> dict[int, np.ndarray]:
         out = {}
@@ -129,7 +133,7 @@ class Registration:
                 self._since_search = 0
                 self._register(image)
             return self._good(image)
-        patches = self._patches(image)
+        patches = {i: normalised(p) for i, p in self._patches(image).items()}
         changed = [i for i, p in patches.items() if patch_change(p, self._templates[i]) > MARKER_CHANGED]
         if not self._moving and len(changed) < min(MOVED_MARKERS, len(patches)):
             return self._good(image)
