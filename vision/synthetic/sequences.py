@@ -259,6 +259,18 @@ class SequenceBuilder:
         self._move_hand(seat, grip1, start, self.withdraw_frames)
         return self
 
+    def turn_over(self, card_index: int, card: str) -> "SequenceBuilder":
+        """The owner turns a face-down card over where it lies, showing ``card`` (Truco: a card
+        played face down counts 0 whatever it is): no event, the table keeps it as placed."""
+        c = self.cards[card_index]
+        seat = c.seat if c.seat is not None else 0
+        grip = self._grip(seat, c.centre)
+        start = self._outside(seat, grip)
+        self._move_hand(seat, start, grip, self.reach_frames)
+        self.cards[card_index] = replace(c, card=card, face_up=True)
+        self._move_hand(seat, grip, start, self.withdraw_frames)
+        return self
+
     def take(self, card_index: int = -1, seat: int = 0) -> "SequenceBuilder":
         """A hand picks a card up (default: the top one) and carries it off at ``seat``'s edge:
         one ``removed``."""
@@ -576,7 +588,8 @@ def named_sequence(name: str, *, size=(1280, 720), seed: int = 0, stress=None, t
     resting over them (no more events); ``overlap``; ``facedown``. Hard real-table events:
     ``lamp`` (a lamp on and off, auto-exposure drifting), ``shadow`` (arms' shadows, a player
     leaning over), ``nudge`` (placed cards nudged), ``stacked`` (each card partly over the last),
-    ``knock`` (the camera knocked, a sleeve over a corner marker)."""
+    ``knock`` (the camera knocked, a sleeve over a corner marker), ``turned`` (a face-down card
+    turned over where it lies: no event)."""
     b = SequenceBuilder(name=name, size=size, seed=seed, stress=stress, table=table)
     if name in ("trick", "demo"):
         trick(b, [(0, "hearts/7"), (1, "hearts/king"), (2, "spades/ace"), (3, "hearts/10")], winner=2)
@@ -681,7 +694,12 @@ def named_sequence(name: str, *, size=(1280, 720), seed: int = 0, stress=None, t
         b.knock_camera(-5.0, 7.0, -0.5).idle(20)
         b.cover_marker(None).idle(8)
         b.gather(3).idle(14)
+    elif name == "turned":
+        # Truco: a card played face down, later turned over where it lies by its owner
+        b.idle(12)
+        b.play(0, "hearts/7").idle(12).play(1, None, face_up=False).idle(12).play(2, "clubs/queen").idle(12)
+        b.turn_over(1, "spades/9").idle(14).play(3, "diamonds/8").idle(14)
     else:
         raise KeyError(f"unknown synthetic sequence {name!r} (trick, match, hands, busy, overlap, facedown, "
-                       "lamp, shadow, nudge, stacked, knock)")
+                       "lamp, shadow, nudge, stacked, knock, turned)")
     return b.build()
