@@ -8,7 +8,15 @@ traceback.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
+
+# The frame loop is one thread; OpenBLAS's own threads only contend with it (and with the MQTT,
+# web and camera threads) on naming's small matrix-vector products. bench/blas_threads.py: a
+# stills recognition of three cards at 1280x720 takes 0.49-0.60x the wall time (and ~0.6x the
+# CPU) with one BLAS thread on this 2-core machine under load. Set before numpy loads; a user's
+# own setting stands.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 from typing import Callable, Sequence
 
 # name -> (module:function, one-line description)

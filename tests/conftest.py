@@ -6,7 +6,11 @@ password file and ACL), and can stop and restart it to test reconnects.
 """
 from __future__ import annotations
 
-import shutil
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")   # as controller/cli.py, for in-process vision too
+
+import shutil  # noqa: E402
 import socket
 import subprocess
 import time
