@@ -96,6 +96,8 @@ class Read:
     # the card rank and sign show when each wins clearly, enrolled or not (None: unclear):
     # an unenrolled card's index still contradicts a whole-face name given to its look-alike
     claim: str | None = None
+    patch: np.ndarray | None = None    # (2D,) the rank then sign patch it was judged on
+    scores: tuple = ()                 # (rank, sign) scores of the patch against every template
 
     @property
     def confidence(self) -> float:
@@ -305,8 +307,9 @@ class CornerReader:
 
     def read(self, image_bgr: np.ndarray, candidates=None, claims: bool = False) -> list[Read]:
         """Every index read with a name, each card id at most once (doubtful ones unnamed);
-        with ``claims`` also the unnamed reads that clearly show a card not enrolled (or
-        not among ``candidates``), which can only contradict a name, never give one."""
+        with ``claims`` also the unnamed reads: those that clearly show a card not enrolled
+        (or not among ``candidates``, ``Read.claim``) and those too unclear to name, which can
+        only contradict a name (``against``), never give one."""
         if not self.templates or len(self.sides[0][0]) < 2 or len(self.sides[1][0]) < 2:
             return []
         h, w = image_bgr.shape[:2]
@@ -343,7 +346,7 @@ class CornerReader:
         named = _once(reads)
         if not claims:
             return named
-        return named + [r for r in reads if r.card is None and r.claim is not None]
+        return named + [r for r in reads if r.card is None]
 
     def _turned_signs(self, ink: np.ndarray, red: np.ndarray, b: Blobs, i: np.ndarray, up: np.ndarray,
                       ps: np.ndarray, ss: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -362,6 +365,31 @@ class CornerReader:
     def _best(self, s: np.ndarray, side: int, value: int) -> int:
         """The template showing ``value`` (an index into the side's values) that scores best in ``s``."""
         return int(np.argmax(np.where(self.sides[side][1][value], s, -9.0)))
+
+    def against(self, read: Read, card: str) -> float:
+        """How clearly ``read``'s index shows another rank or suit than ``card``'s: over the two
+        sides, the largest duel margin (vision.duel) of the value read over the card's value there;
+        0 where both agree, 2 for a sign of the other colour. Withdrawing a name needs no more
+        than this: an index that prefers another rank is evidence against the name, even where
+        it is not clear enough to give a name of its own (its card not enrolled)."""
+        if read.patch is None or "/" not in card:
+            return 0.0
+        want = card.split("/")
+        lead = read.top[0][0].split("/")
+        worst = 0.0
+        for side, part, half in ((0, 1, slice(0, D)), (1, 0, slice(D, 2 * D))):
+            vals, _ = self.sides[side]
+            if lead[part] == want[part] or want[part] not in vals:
+                continue
+            s = read.scores[side]
+            a, b = self._best(s, side, vals.index(lead[part])), self._best(s, side, vals.index(want[part]))
+            if s[b] <= -1:
+                worst = max(worst, 2.0)       # the sign's colour is not the card's
+                continue
+            shp = (CELLS, CELLS)
+            worst = max(worst, duel_mod.duel(read.patch[half].reshape(shp), self.bank[a, half].reshape(shp),
+                                             self.bank[b, half].reshape(shp)))
+        return worst
 
     def _per(self, s: np.ndarray, side: int) -> np.ndarray:
         """(pairs, templates) scores -> (pairs, values of the side): each value's best."""
@@ -421,7 +449,7 @@ class CornerReader:
                  else f"{wins[1]}/{self.sides[0][0][orr[1]]}")
         top = ((card, score), (rival, score - min(margins)))
         return Read(card if sure else None, sign + up / 2, quad, score, min(margins), float(min(duels)), top,
-                    blobs, claim=card if clear else None)
+                    blobs, claim=card if clear else None, patch=patch, scores=(sr, ss))
 
 
 def _once(reads: list[Read]) -> list[Read]:
