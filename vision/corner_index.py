@@ -9,7 +9,9 @@ spread of ink along it as the unit), and so is every pair of ink components of a
 that could be a sign and a rank. Sampling each glyph on its own scale makes the comparison
 free of position, rotation, scale and of the index layout, which differs between prints
 of one design (the bidly singles space sign and rank wider than the dealt deck), so one
-matrix product compares every pair with every template.
+matrix product compares every pair with every template. The sign is also read turned a
+few degrees either way (SIGN_TURN): which digit of a 10 it was paired with tilts its frame,
+and that tilt must not choose its suit.
 
 A pair is named only when its best card beats every other card clearly, on the whole
 patch and on the pixels where the two leading cards differ (vision.duel), with both its
@@ -60,6 +62,13 @@ CLEARLY = 0.1          # score lead by which a read keeps a blob another read al
 SAME_CARD = 0.35       # quads whose centres lie closer (share of the short side) are one card
 BLUR = 0.8             # px sigma of the ink map before sampling (forgives a pixel of jitter)
 D = CELLS * CELLS      # length of one glyph's patch
+SIGN_TURN = 8.0        # degrees: each sign is also read with "up" turned by this either way, and each
+#   suit template scores at its best turn. A 10's digits tilt the sign-to-rank direction by 5-7° (the
+#   0) and 12-16° (the 1) in the enrolled faces of both real decks, and only some 10s were enrolled
+#   with their digits apart, so a sign paired with one digit matched another suit's tilted templates
+#   (slanted 10s of spades read as the 10 of clubs in 3 deepPoker photos, one named: the peek).
+#   Tune half, reads named before "each card once" (bench/corner_checks.py turns): right / wrong
+#   270 / 7 at 0°, 276 / 3 at 8°, 274 / 3 at 14°, 273 / 3 at 20°
 
 
 @dataclass(frozen=True)
@@ -87,6 +96,8 @@ class Read:
     # the card rank and sign show when each wins clearly, enrolled or not (None: unclear):
     # an unenrolled card's index still contradicts a whole-face name given to its look-alike
     claim: str | None = None
+    patch: np.ndarray | None = None    # (2D,) the rank then sign patch it was judged on
+    scores: tuple = ()                 # (rank, sign) scores of the patch against every template
 
     @property
     def confidence(self) -> float:
@@ -296,8 +307,9 @@ class CornerReader:
 
     def read(self, image_bgr: np.ndarray, candidates=None, claims: bool = False) -> list[Read]:
         """Every index read with a name, each card id at most once (doubtful ones unnamed);
-        with ``claims`` also the unnamed reads that clearly show a card not enrolled (or
-        not among ``candidates``), which can only contradict a name, never give one."""
+        with ``claims`` also the unnamed reads: those that clearly show a card not enrolled
+        (or not among ``candidates``, ``Read.claim``) and those too unclear to name, which can
+        only contradict a name (``against``), never give one."""
         if not self.templates or len(self.sides[0][0]) < 2 or len(self.sides[1][0]) < 2:
             return []
         h, w = image_bgr.shape[:2]
@@ -316,7 +328,9 @@ class CornerReader:
         k = np.flatnonzero((per_s.max(axis=1) >= SCORE_MIN) & (ground <= GROUND_MAX))
         if len(k) == 0:
             return []
-        i, j, up, ps, ss, per_s, ground = i[k], j[k], up[k], ps[k], ss[k], per_s[k], ground[k]
+        i, j, up, ground = i[k], j[k], up[k], ground[k]
+        ps, ss, turn = self._turned_signs(inkb, red, b, i, up, ps[k], ss[k])
+        per_s = self._per(ss, 1)
         pr, _, ground_r = glyphs(inkb, red, b, j, up)
         sr = pr @ self.bank[:, :D].T
         per_r = self._per(sr, 0)
@@ -325,13 +339,57 @@ class CornerReader:
         reads = []
         for k in np.flatnonzero(ok):
             orr, ors = np.argsort(-per_r[k])[:2], np.argsort(-per_s[k])[:2]
-            r = self._judge(np.concatenate([pr[k], ps[k]]), sr[k], ss[k], orr, ors, per_r[k], per_s[k],
+            sign_patch = ps[turn[k, self._best(ss[k], 1, ors[0])], k]     # at the leading suit's best turn
+            r = self._judge(np.concatenate([pr[k], sign_patch]), sr[k], ss[k], orr, ors, per_r[k], per_s[k],
                             b.centre[i[k]], up[k], candidates, (int(i[k]), int(j[k])))
             reads.append(replace(r, ground=float(ground[k])))
         named = _once(reads)
         if not claims:
             return named
-        return named + [r for r in reads if r.card is None and r.claim is not None]
+        return named + [r for r in reads if r.card is None]
+
+    def _turned_signs(self, ink: np.ndarray, red: np.ndarray, b: Blobs, i: np.ndarray, up: np.ndarray,
+                      ps: np.ndarray, ss: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Signs ``i`` read again with "up" turned by -SIGN_TURN and +SIGN_TURN, so that which
+        digit of a 10 a sign is paired with does not decide its suit: (patches (3, P, D) at
+        0°, -, +; each template's best score over the turns (P, T); the turn that gave it (P, T))."""
+        pats, scores = [ps], [ss]
+        for deg in (-SIGN_TURN, SIGN_TURN):
+            a = np.radians(deg)
+            p, red_s, _ = glyphs(ink, red, b, i, up @ np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]))
+            pats.append(p)
+            scores.append(np.where((red_s[:, None] > RED_CUT) != self.red[None, :], -1.0, p @ self.bank[:, D:].T))
+        st = np.stack(scores)
+        return np.stack(pats), st.max(axis=0), st.argmax(axis=0)
+
+    def _best(self, s: np.ndarray, side: int, value: int) -> int:
+        """The template showing ``value`` (an index into the side's values) that scores best in ``s``."""
+        return int(np.argmax(np.where(self.sides[side][1][value], s, -9.0)))
+
+    def against(self, read: Read, card: str) -> float:
+        """How clearly ``read``'s index shows another rank or suit than ``card``'s: over the two
+        sides, the largest duel margin (vision.duel) of the value read over the card's value there;
+        0 where both agree, 2 for a sign of the other colour. Withdrawing a name needs no more
+        than this: an index that prefers another rank is evidence against the name, even where
+        it is not clear enough to give a name of its own (its card not enrolled)."""
+        if read.patch is None or "/" not in card:
+            return 0.0
+        want = card.split("/")
+        lead = read.top[0][0].split("/")
+        worst = 0.0
+        for side, part, half in ((0, 1, slice(0, D)), (1, 0, slice(D, 2 * D))):
+            vals, _ = self.sides[side]
+            if lead[part] == want[part] or want[part] not in vals:
+                continue
+            s = read.scores[side]
+            a, b = self._best(s, side, vals.index(lead[part])), self._best(s, side, vals.index(want[part]))
+            if s[b] <= -1:
+                worst = max(worst, 2.0)       # the sign's colour is not the card's
+                continue
+            shp = (CELLS, CELLS)
+            worst = max(worst, duel_mod.duel(read.patch[half].reshape(shp), self.bank[a, half].reshape(shp),
+                                             self.bank[b, half].reshape(shp)))
+        return worst
 
     def _per(self, s: np.ndarray, side: int) -> np.ndarray:
         """(pairs, templates) scores -> (pairs, values of the side): each value's best."""
@@ -371,10 +429,9 @@ class CornerReader:
         """Name one pair only when its rank and its suit each clearly beat every other."""
         duels, margins, wins = [], [], []
         shp = (CELLS, CELLS)
-        for s, order, per, (vals, member), half in ((sr, orr, pr, self.sides[0], slice(0, D)),
-                                                    (ss, ors, ps, self.sides[1], slice(D, 2 * D))):
-            t1 = int(np.argmax(np.where(member[order[0]], s, -9)))
-            t2 = int(np.argmax(np.where(member[order[1]], s, -9)))
+        for side, s, order, per, half in ((0, sr, orr, pr, slice(0, D)), (1, ss, ors, ps, slice(D, 2 * D))):
+            vals = self.sides[side][0]
+            t1, t2 = self._best(s, side, order[0]), self._best(s, side, order[1])
             margins.append(float(per[order[0]] - per[order[1]]))
             duels.append(duel_mod.duel(patch[half].reshape(shp), self.bank[t1, half].reshape(shp),
                                        self.bank[t2, half].reshape(shp)) if per[order[1]] > -1 else 2.0)
@@ -392,7 +449,7 @@ class CornerReader:
                  else f"{wins[1]}/{self.sides[0][0][orr[1]]}")
         top = ((card, score), (rival, score - min(margins)))
         return Read(card if sure else None, sign + up / 2, quad, score, min(margins), float(min(duels)), top,
-                    blobs, claim=card if clear else None)
+                    blobs, claim=card if clear else None, patch=patch, scores=(sr, ss))
 
 
 def _once(reads: list[Read]) -> list[Read]:

@@ -13,7 +13,7 @@ at a quad of the wrong shape.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Collection
+from typing import Callable, Collection
 
 import cv2
 import numpy as np
@@ -66,6 +66,12 @@ DUEL_MARGIN = 0.2          # least duel margin over every rival to name a card (
 #   synthetic clubs/king read as spades/queen 0.125 (tests/vision/test_identify.py)
 DUEL_SLOPE = 20.0          # logistic slope of confidence against duel margin
 DUEL_FACE_MIN = 0.45       # whole-face score a card named by duels must also reach
+CORNER_AGAINST = 0.25      # duel margin by which an index on a named card prefers its own rank or suit to
+#   the name's (corner_index.CornerReader.against) that withdraws the name. Tune half, names given
+#   before the corner merge (bench/corner_checks.py against): right names 0.18 at most (1 of 129
+#   above 0), wrong ones 0.33-2.0 (10, all unenrolled cards read as their look-alike: a diamonds 8
+#   as the 7 at 1.45, a hearts 3 as the 2 at 0.33); the duels cannot see a rival never enrolled,
+#   its index can, even where it is not clear enough to name (or claim) a card of its own
 KP_UNSURE_INLIERS = 14     # keypoint inliers for reporting an unnamed card (below: likely noise)
 CROP_SHAPE = 0.3           # |log| of a picture's aspect over the deck's for it to be read as a tight
 #   crop: loose (a rotated card's crop is squarer, deepPoker crops in bench/vision_realdata.py)
@@ -264,7 +270,7 @@ class Recogniser:
         kept = _one_per_card(kept)
         if roi is None or not _all_named(kept):
             reads = [r.moved(np.float32([x0, y0])) for r in self.corners.read(sub, candidates, claims=True)]
-            kept = _with_corners(kept, reads)
+            kept = _with_corners(kept, reads, self.corners.against)
         return kept
 
     def _whole_picture(self, image, allowed) -> list[Detection]:
@@ -539,24 +545,27 @@ def _all_named(dets: list[Detection]) -> bool:
     return bool(dets) and all(d.card is not None for d in dets if d.face_up)
 
 
-def _with_corners(dets: list[Detection], reads: list[corner_index.Read]) -> list[Detection]:
+def _with_corners(dets: list[Detection], reads: list[corner_index.Read],
+                  against: Callable[[corner_index.Read, str], float] | None = None) -> list[Detection]:
     """Detections merged with the corner indices read (vision.corner_index).
 
     A read index on a detection of the same card (its point inside the detection, whose
     centre is near that of the card the index implies) names an unnamed detection and
     unnames one named otherwise (two readings disagree: no guess); an index on no
     detection adds its card. A card named by a detection elsewhere is in two places at
-    once: neither is believed. An index that clearly shows a card not enrolled (a claim:
-    the whole-face duels never saw that card as a rival) unnames the detection it lies on."""
+    once: neither is believed. An unnamed index only contradicts: it unnames the detection
+    it lies on when it clearly shows a card not enrolled (a claim: the whole-face duels
+    never saw that card as a rival), or when it prefers its own rank or suit to the
+    detection's by ``against`` (CornerReader.against) >= CORNER_AGAINST."""
     out = list(dets)
     for r in reads:
-        c, short = r.quad.mean(axis=0), quad_sides(r.quad)[0]
-        on = [k for k, d in enumerate(dets) if _inside(d.quad, r.index)
-              and np.linalg.norm(d.quad.mean(axis=0) - c) < corner_index.SAME_CARD * short]
-        if r.card is None:      # a clear index of a card not enrolled only contradicts
+        on = _under(dets, r)
+        if r.card is None:      # an index that names nothing only contradicts
             for k in on:
-                if r.claim is not None and out[k].card is not None and out[k].card != r.claim:
-                    out[k] = replace(out[k], card=None)
+                d = out[k]
+                if d.card is not None and ((r.claim is not None and d.card != r.claim) or (
+                        against is not None and against(r, d.card) >= CORNER_AGAINST)):
+                    out[k] = replace(d, card=None)
             continue
         twin = [k for k, d in enumerate(out) if d.card == r.card and k not in on]
         for k in twin:
@@ -572,6 +581,14 @@ def _with_corners(dets: list[Detection], reads: list[corner_index.Read]) -> list
         if not on:
             out.append(Detection(r.quad, r.card, True, r.confidence, r.margin, r.top))
     return out
+
+
+def _under(dets: list[Detection], r: corner_index.Read) -> list[int]:
+    """The detections ``r``'s index lies on as that card's index: its point inside each,
+    whose centre is near that of the card the index implies."""
+    c, short = r.quad.mean(axis=0), quad_sides(r.quad)[0]
+    return [k for k, d in enumerate(dets) if _inside(d.quad, r.index)
+            and np.linalg.norm(d.quad.mean(axis=0) - c) < corner_index.SAME_CARD * short]
 
 
 def _inside(quad: np.ndarray, pt: np.ndarray) -> bool:

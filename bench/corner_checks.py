@@ -1,0 +1,221 @@
+"""How the corner-index thresholds of issue 14's "never guess" were set: tune half only.
+
+    python bench/corner_checks.py [--realdata ../shared/realdata] [--out /tmp/cardtable-realdata] [--reuse]
+
+Reads the real photos where they lie (see bench/vision_realdata.py, whose enrolment and
+scoring it reuses; --reuse loads the profiles a previous run of either script kept in --out)
+and prints three measurements, each on the cards of the 'tune' half only:
+
+1. *tilts*: the angle by which each digit of a two-digit rank (a 10) turns the sign-to-rank
+   direction away from the sign-to-whole-rank one, in the enrolled faces of both decks.
+2. *turns* (vision.corner_index.SIGN_TURN): the reads the corner reader names (before "each
+   card once"), right and wrong, for several turns of the sign. deepPoker: a read in a photo
+   of one card is right when it names that card; bidly: right within CORNER_NEAR px of a label
+   of its card, wrong at another card's label or for a card not in the deal.
+3. *against* (vision.recognise.CORNER_AGAINST): for every detection named before the corner
+   merge, the strongest contradiction (CornerReader.against) of an index read lying on it, for
+   right names and for wrong ones (deepPoker table, tight crop, peek and unenrolled photos;
+   bidly deals).
+"""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import csv  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+import vision_realdata as vr  # noqa: E402
+from vision import corner_index as ci  # noqa: E402
+from vision import recognise as rg  # noqa: E402
+from vision.decks import cards_of  # noqa: E402
+from vision.profile import Profile  # noqa: E402
+
+DECK = cards_of("french-52")
+TURNS = (0.0, 8.0, 14.0, 20.0)
+
+
+def tune(card: str) -> bool:
+    return vr.half_of(card, DECK) == "tune"
+
+
+def deeppoker_photos(folder: Path) -> list[tuple[str, str]]:
+    """(file, card) of the recognised deepPoker photos (table -2..-4 and peek), tune half."""
+    rows = list(csv.DictReader((folder / "labels.csv").open()))
+    out = []
+    for r in rows:
+        f, card = r["file"], vr.DEEPPOKER_FIXES.get(r["file"], r["card"])
+        if (f.startswith("peek-") or (f.startswith("table-") and not f.endswith("-1.jpg"))) and tune(card):
+            out.append((f, card))
+    return out
+
+
+def bidly_deals(folder: Path) -> list[tuple[np.ndarray, dict[str, list[tuple[float, float]]]]]:
+    """Each deal's image and its labelled index centres per card."""
+    out = []
+    for path in sorted(folder.glob("deal*-md-sq.jpg")):
+        img = cv2.imread(str(path))
+        h, w = img.shape[:2]
+        centres: dict[str, list[tuple[float, float]]] = {}
+        for lab in json.loads((folder / f"{path.stem}-net1280-labels.json").read_text()):
+            rc = lab["relative_coordinates"]
+            centres.setdefault(vr.bidly_card(lab["name"]), []).append((rc["center_x"] * w, rc["center_y"] * h))
+        out.append((img, centres))
+    return out
+
+
+def profiles(data: Path, out: Path) -> tuple[Profile, Profile]:
+    dp = data / "french-deeppoker-singles"
+    rows = list(csv.DictReader((dp / "labels.csv").open()))
+    enrolled = {vr.DEEPPOKER_FIXES.get(r["file"], r["card"]): dp / r["file"] for r in rows
+                if r["file"].startswith("table-") and r["file"].endswith("-1.jpg")}
+    bd = data / "french-bidly-deals"
+    singles = {vr.bidly_card(p.stem): p for p in sorted((bd / "singles").glob("*.jpg"))}
+    return (vr.enrol_folder(enrolled, out / "deeppoker-enrol", "french-52"),
+            vr.enrol_folder(singles, out / "bidly-enrol", "french-52"))
+
+
+def tilts(*profs: Profile) -> list[float]:
+    """Degrees between each digit's sign-to-rank direction and the sign-to-whole-rank one."""
+    out = []
+    for prof in profs:
+        for card, imgs in prof.faces.items():
+            for img in imgs if "/" in card else ():
+                for face in (img, np.ascontiguousarray(img[::-1, ::-1])):
+                    b, pairs = ci._face_index(face, ci.ink_map(face, ci.FACE_WINDOW)[0])
+                    if len(pairs) != 2:
+                        continue
+                    sign, digits = pairs[0][0], [p[1] for p in pairs]
+                    whole = (b.centre[digits] * b.area[digits, None]).sum(0) / b.area[digits].sum() - b.centre[sign]
+                    for d in digits:
+                        u = b.centre[d] - b.centre[sign]
+                        out.append(abs(float(np.degrees(np.arctan2(u[0] * whole[1] - u[1] * whole[0], u @ whole)))))
+    return sorted(out)
+
+
+def judged(reader: ci.CornerReader, img: np.ndarray) -> list[ci.Read]:
+    """The reads ``reader`` names in ``img`` before "each card once" (vision.corner_index._once)."""
+    keep: list[ci.Read] = []
+    once = ci._once
+    ci._once = lambda reads: keep.extend(r for r in reads if r.card is not None) or once(reads)
+    try:
+        reader.read(img)
+    finally:
+        ci._once = once
+    return keep
+
+
+def turns(dp_reader, dp_folder: Path, bidly_reader, deals) -> None:
+    photos = deeppoker_photos(dp_folder)
+    for t in TURNS:
+        ci.SIGN_TURN = t
+        right = wrong = 0
+        for f, card in photos:
+            for r in judged(dp_reader, cv2.imread(str(dp_folder / f))):
+                right += r.card == card
+                wrong += r.card != card
+        for img, centres in deals:
+            for r in judged(bidly_reader, img):
+                near = [c for c, pts in centres.items() for p in pts if np.hypot(*(r.index - p)) < vr.CORNER_NEAR]
+                if r.card in near:
+                    right += tune(r.card)
+                elif near or r.card not in centres:
+                    wrong += tune(r.card) or any(tune(c) for c in near)
+        print(f"  SIGN_TURN {t:4.1f}°: reads named right {right}, wrong {wrong}")
+    ci.SIGN_TURN = TURNS_DEFAULT
+
+
+def against(dp_prof: Profile, dp_folder: Path, bidly_prof: Profile, deals) -> None:
+    """Strongest contradiction of an index on each detection named before the corner merge."""
+    seen: list[tuple[list[rg.Detection], list[ci.Read]]] = []
+    merge = rg._with_corners
+    rg._with_corners = lambda dets, reads, against=None: seen.append((dets, reads)) or merge(dets, reads, against)
+    right: list[float] = []
+    wrong: list[tuple[float, str]] = []
+
+    def tally(rec: rg.Recogniser, img: np.ndarray, is_right, name: str) -> None:
+        seen.clear()
+        rec.recognise(img)
+        for dets, reads in seen:
+            for k, d in enumerate(dets):
+                if d.card is None:
+                    continue
+                worst = max((rec.corners.against(r, d.card) for r in reads if k in rg._under(dets, r)), default=0.0)
+                ok = is_right(d)
+                if ok is True:
+                    right.append(worst)
+                elif ok is False:
+                    wrong.append((worst, f"{name}: {d.card}"))
+
+    try:
+        rec = rg.Recogniser(dp_prof)
+        left_out = set(DECK[::vr.UNENROLLED_EVERY])
+        rec_without = rg.Recogniser(Profile(dp_prof.deck_id, {c: f for c, f in dp_prof.faces.items()
+                                                              if c not in left_out}, dp_prof.aspect,
+                                            dp_prof.calibration))
+        for f, card in deeppoker_photos(dp_folder):
+            img = cv2.imread(str(dp_folder / f))
+            tally(rec, img, lambda d, c=card: d.card == c, f)
+            crop = vr.tight_crop(img, dp_folder / "boxes" / f"{Path(f).stem}.xml") if f.startswith("table-") else None
+            if crop is not None:
+                tally(rec, crop, lambda d, c=card: d.card == c, f"crop {f}")
+            if card in left_out and f.startswith("table-"):
+                tally(rec_without, img, lambda d: False, f"unenrolled {f}")
+        rb = rg.Recogniser(bidly_prof)
+        for n, (img, centres) in enumerate(deals):
+            def judge(d, centres=centres):
+                if not tune(d.card):
+                    return None
+                if d.card not in centres:
+                    return False
+                return any(vr.inside(d.quad, p) for p in centres[d.card]) or None
+            tally(rb, img, judge, f"bidly deal {n + 1}")
+    finally:
+        rg._with_corners = merge
+    r = np.sort(right)
+    print(f"  right names: {len(r)}; their strongest contradiction, highest: {np.round(r[::-1][:10], 3).tolist()}")
+    print(f"  wrong names: {len(wrong)}")
+    for v, name in sorted(wrong, reverse=True):
+        print(f"    {v:.3f}  {name}")
+
+
+TURNS_DEFAULT = ci.SIGN_TURN
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="bench/corner_checks.py")
+    ap.add_argument("--realdata", default=str(vr.default_realdata()))
+    ap.add_argument("--out", default="/tmp/cardtable-realdata")
+    ap.add_argument("--reuse", action="store_true", help="reuse the profiles a previous run enrolled")
+    args = ap.parse_args(argv)
+    vr.REUSE = args.reuse
+    data, out = Path(args.realdata), Path(args.out)
+    if out.resolve().is_relative_to(ROOT):
+        print("bench/corner_checks.py: --out must lie outside the repository", file=sys.stderr)
+        return 1
+    out.mkdir(parents=True, exist_ok=True)
+    dp, bidly = profiles(data, out)
+    folder = data / "french-deeppoker-singles"
+    deals = bidly_deals(data / "french-bidly-deals")
+    print("tilts: degrees a 10's digit turns the sign-to-rank direction (enrolled faces):")
+    print("  " + " ".join(f"{t:.1f}" for t in tilts(dp, bidly)))
+    print("turns (tune half):")
+    turns(ci.CornerReader(dp.faces), folder, ci.CornerReader(bidly.faces), deals)
+    print("against (tune half): strongest index contradiction of each name given before the corner merge")
+    against(dp, folder, bidly, deals)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
