@@ -527,7 +527,8 @@ def named_sequence(name: str, *, size=(1280, 720), seed: int = 0, stress=None, t
     overlap; ``hands``: hand motion only (no events); ``busy``: two cards, then hands waving and
     resting over them (no more events); ``overlap``; ``facedown``. Hard real-table events:
     ``lamp`` (a lamp on and off, auto-exposure drifting), ``shadow`` (arms' shadows, a player
-    leaning over), ``nudge`` (placed cards nudged), ``stacked`` (each card partly over the last)."""
+    leaning over), ``nudge`` (placed cards nudged), ``stacked`` (each card partly over the last),
+    ``restack`` (a card dropped on the spot of the one before, turned a little)."""
     b = SequenceBuilder(name=name, size=size, seed=seed, stress=stress, table=table)
     if name in ("trick", "demo"):
         trick(b, [(0, "hearts/7"), (1, "hearts/king"), (2, "spades/ace"), (3, "hearts/10")], winner=2)
@@ -620,7 +621,17 @@ def named_sequence(name: str, *, size=(1280, 720), seed: int = 0, stress=None, t
         b.play(2, "hearts/ace", at=b.spot(2, offset=-0.35 * L, along=-0.1 * L)).idle(12)
         b.play(3, "clubs/8", at=b.spot(3, offset=-0.35 * L, along=-0.2 * L)).idle(14)
         b.gather(1).idle(14)
+    elif name == "restack":
+        # a seat's second card dropped on the spot of its first, turned a little (a seat that
+        # plays twice in a row, as Troccas has it): the first card's centre and size again
+        L = b.card_long
+        b.idle(12)
+        b.play(2, "clubs/9", angle=20.0, jitter=0.0).idle(12)
+        x, y = b.cards[-1].centre
+        b.play(2, "hearts/queen", at=(x + 0.03 * L, y + 0.08 * L), angle=4.0, jitter=0.0).idle(12)
+        b.play(3, "diamonds/8").idle(14)
+        b.gather(2).idle(14)
     else:
         raise KeyError(f"unknown synthetic sequence {name!r} (trick, match, hands, busy, overlap, facedown, "
-                       "lamp, shadow, nudge, stacked)")
+                       "lamp, shadow, nudge, stacked, restack)")
     return b.build()
