@@ -190,11 +190,8 @@ def make_watcher(calibration: Any, recogniser: Any, candidates: Callable[[], Col
                  still_frames: int = 8) -> Any:
     from vision.tracking import TableWatcher
 
-    # The match-night table keeps the stills finder for now: the empty-table finding (which
-    # `cardtable track` and `watch` use) misses a tarot card dropped over the previous trick
-    # in the Troccas demo (tests/controller/test_demo.py), a miss the stills finder does not make.
-    return TableWatcher(None, calibration, recogniser, candidates, still_frames=still_frames,
-                        find_from_empty=False)
+    # new cards found from the empty table, as `cardtable track` and `watch` find them
+    return TableWatcher(None, calibration, recogniser, candidates, still_frames=still_frames)
 
 
 def from_config(camera, candidates: Callable[[], Collection[str] | None]) -> VisionInput | None:

@@ -431,8 +431,7 @@ class TableWatcher:
         # changed and settled but no card-shaped difference shows (the calibration's card
         # size a poor guess before any card is seen: the demo room's cards are 7.8x its area,
         # beyond UNKNOWN_SIZE); and at the last look when the new quads explain nothing (no
-        # card named, no back: a tarot card over the previous trick's in the Troccas demo
-        # was found only so).
+        # card named, no back).
         return list(self.recogniser.recognise(image, candidates=cands, roi=roi))
 
     def _from_empty(self, image: np.ndarray, region: Region, cands, read: list, kept: list, last: bool) -> list:
@@ -471,36 +470,39 @@ class TableWatcher:
         changed = self._differs(cur, self._before4) & near
         grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
         short = self.card_px[0]
-        quads: list[np.ndarray] = []
+        quads: list[tuple[np.ndarray, bool]] = []     # (quad, found in the change since the table settled)
         aspect = getattr(getattr(self.recogniser, "profile", None), "aspect", None)
-        for mask in (changed & present, present):
+        for fresh, mask in ((True, changed & present), (False, present)):
             # the calibration's card size may be a default guess until cards are seen
             for q in self._card_quads(mask, self._f4, aspect=aspect, loose=UNKNOWN_SIZE):
                 q = refine_quad(grey, order_quad(q))
                 c = q.mean(axis=0)
-                if any(np.linalg.norm(o.mean(axis=0) - c) < 0.3 * short for o in quads):
+                if any(np.linalg.norm(o.mean(axis=0) - c) < 0.3 * short for o, _ in quads):
                     continue
-                quads.append(q)
+                quads.append((q, fresh))
         # known cards that did not change where they are not covered by a new card stay known
-        kept, new = [], []
+        kept, theirs = [], []
         moved = changed.astype(np.uint8)
         for c in self.cards:
             own = self._quad_mask4([c.quad])
             if not (own & near).any():
                 continue
-            same = any(np.linalg.norm(q.mean(axis=0) - c.centre) < 0.2 * short and
-                       abs(quad_sides(q)[1] - quad_sides(order_quad(c.quad))[1]) < 0.15 * short for q in quads)
+            # the quads that show this card where it lay; not one found in the change since the
+            # table settled when the card was reported before that change began: its place
+            # changed since, so that is another card dropped on the same spot (or this one
+            # moved), for the recogniser to name
+            mine = [q for q, fresh in quads if np.linalg.norm(q.mean(axis=0) - c.centre) < 0.2 * short
+                    and not (fresh and c.placed_frame < region.last_motion)]
+            same = any(abs(quad_sides(q)[1] - quad_sides(order_quad(c.quad))[1]) < 0.15 * short for q in mine)
             # its part no new card covers: unchanged, so it still lies there
-            visible = own & ~self._quad_mask4([q for q in quads
-                                               if np.linalg.norm(q.mean(axis=0) - c.centre) >= 0.2 * short])
+            visible = own & ~self._quad_mask4([q for q, _ in quads if not any(q is m for m in mine)])
             n = np.count_nonzero(visible)
             # untouched, or still there: changed only in light or shade, not back to the empty table
             if same or n == 0 or np.count_nonzero(moved[visible]) < TOUCHED * n or \
                     np.count_nonzero(present_all[visible]) > (1 - TOUCHED) * n:
                 kept.append(_Seen(np.asarray(c.quad, np.float32), c.card, c.face_up, c.confidence))
-        for q in quads:
-            if not any(np.linalg.norm(q.mean(axis=0) - k.quad.mean(axis=0)) < 0.2 * short for k in kept):
-                new.append(q)
+                theirs += mine
+        new = [q for q, _ in quads if not any(q is m for m in theirs)]
         return new, kept
 
     def _follow_light(self, cur: np.ndarray) -> None:

@@ -589,7 +589,8 @@ def named_sequence(name: str, *, size=(1280, 720), seed: int = 0, stress=None, t
     ``lamp`` (a lamp on and off, auto-exposure drifting), ``shadow`` (arms' shadows, a player
     leaning over), ``nudge`` (placed cards nudged), ``stacked`` (each card partly over the last),
     ``knock`` (the camera knocked, a sleeve over a corner marker), ``turned`` (a face-down card
-    turned over where it lies: no event)."""
+    turned over where it lies: no event), ``restack`` (a card dropped on the spot of the one
+    before, turned a little)."""
     b = SequenceBuilder(name=name, size=size, seed=seed, stress=stress, table=table)
     if name in ("trick", "demo"):
         trick(b, [(0, "hearts/7"), (1, "hearts/king"), (2, "spades/ace"), (3, "hearts/10")], winner=2)
@@ -699,7 +700,17 @@ def named_sequence(name: str, *, size=(1280, 720), seed: int = 0, stress=None, t
         b.idle(12)
         b.play(0, "hearts/7").idle(12).play(1, None, face_up=False).idle(12).play(2, "clubs/queen").idle(12)
         b.turn_over(1, "spades/9").idle(14).play(3, "diamonds/8").idle(14)
+    elif name == "restack":
+        # a seat's second card dropped on the spot of its first, turned a little (a seat that
+        # plays twice in a row, as Troccas has it): the first card's centre and size again
+        L = b.card_long
+        b.idle(12)
+        b.play(2, "clubs/9", angle=20.0, jitter=0.0).idle(12)
+        x, y = b.cards[-1].centre
+        b.play(2, "hearts/queen", at=(x + 0.03 * L, y + 0.08 * L), angle=4.0, jitter=0.0).idle(12)
+        b.play(3, "diamonds/8").idle(14)
+        b.gather(2).idle(14)
     else:
         raise KeyError(f"unknown synthetic sequence {name!r} (trick, match, hands, busy, overlap, facedown, "
-                       "lamp, shadow, nudge, stacked, knock, turned)")
+                       "lamp, shadow, nudge, stacked, knock, turned, restack)")
     return b.build()
