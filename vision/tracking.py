@@ -44,6 +44,9 @@ from vision.geometry import order_quad, quad_sides
 from vision.registration import Registration
 
 EVENTS = ("placed", "removed", "needs_confirmation", "cleared")
+# A face whose centre lies within this many card widths of a known face-down card's is that card
+# turned over where it lies (the same tolerance _new_quads uses for "the same place").
+TURNED_SPOT = 0.2
 MODEL_FACTOR = 4     # the empty / settled table models are kept at 1/4 size (a card ~25 px across)
 DIFF_LEVEL = 16      # colour difference (max over B, G, R; 0-255) of a card from the table under it:
 #   above sensor noise at 1/4 size (~1), below a white card on the light table (~40)
@@ -350,6 +353,7 @@ class TableWatcher:
         matched: set[int] = set()
         new: list = []
         by_id = {c.card: c for c in self.cards if c.card is not None}
+        turned_now: list[TrackedCard] = []
         # identified cards first (matched by id, wherever they are now), then the rest by position,
         # so an unreadable glimpse of a known card never steals another card's identity
         ordered = sorted(dets, key=lambda d: not (d.face_up and d.card is not None))
@@ -360,6 +364,18 @@ class TableWatcher:
                 known = by_id.get(d.card)
                 if known is not None and id(known) in matched:   # the same card twice: unsure
                     known, d = None, _Unsure(d)
+            if known is None and d.face_up and d.card is not None:
+                # a face-down card turned over where it lies (Truco: it counts 0 whatever it
+                # is): this face covers the back's place, so it is that card, now seen; no play
+                turned = [c for c in self.cards if id(c) not in matched and not c.face_up
+                          and np.linalg.norm(c.centre - centre) < TURNED_SPOT * self.card_px[0]]
+                if turned:
+                    known = min(turned, key=lambda c: float(np.linalg.norm(c.centre - centre)))
+                    known.card, known.face_up = d.card, True
+                    turned_now.append(known)
+            if known is None and not d.face_up and any(
+                    np.linalg.norm(c.centre - centre) < TURNED_SPOT * self.card_px[0] for c in turned_now):
+                continue        # the back as it lay before it was turned over (kept from the model)
             if known is None and not (d.face_up and d.card is not None):
                 # a back, or a face we cannot read now: the known card lying there (partly
                 # covered, touched), else a face-down card that was slid
