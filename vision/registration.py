@@ -103,11 +103,6 @@ class Registration:
         self._set_templates(reference, found)
         self.enabled = True
 
-    @property
-    def holding(self) -> bool:
-        """True while the watcher is shown the last good frame (the view moved, not yet re-registered)."""
-        return self._moving
-
     def _set_templates(self, image: np.ndarray, quads: dict[int, np.ndarray]) -> None:
         """Watch the markers of ``quads`` as they look in ``image`` (a marker not among them, covered
         when this was fitted, is watched again from the next re-registration that sees it)."""
