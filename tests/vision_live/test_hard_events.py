@@ -1,7 +1,8 @@
 """Hard real-table events through ``cardtable track`` with the real recogniser (issue 15): a lamp
 switched on and off with the exposure drifting back, arms' shadows and a player leaning over,
 cards nudged after they were placed, each card dropped partly over the previous one, a card
-dropped on the spot of the one before, a face-down card turned over where it lies (no event:
+dropped on the spot of the one before, a trick gathered into a pile that stays while the next
+trick starts, a face-down card turned over where it lies (no event:
 Truco counts it 0 whatever it is), and the cloths the stills finder's "paper is lighter and
 greyer" rule breaks on (a light table, a patterned one). Every placement with the right card and
 seat; no other event."""
@@ -65,3 +66,22 @@ def test_change_detector_follows_a_lamp_but_not_a_card():
     assert changed and len(regions) == 1
     x, y, w, h = regions[0].bbox
     assert 380 <= x <= 400 and 480 <= x + w <= 520 and 180 <= y <= 200 and 320 <= y + h <= 360
+
+
+def test_track_next_trick_starts_while_the_gathered_pile_still_lies(profile, tmp_path, capsys):
+    """A trick swept into a pile at its winner's edge, the last card played face up on top, and
+    the next trick led and followed before the pile is carried off: each new card is placed at
+    its seat, the pile's top card is not played again, and every card is removed once."""
+    seq = named_sequence("pileup", size=(960, 540), table="patterned", seed=3)
+    video = write_sequence(seq, tmp_path / "pileup.avi")
+    assert cardtable(["track", str(profile), str(video)]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.strip()]
+    placed = [l for l in lines if l["event"] in ("placed", "needs_confirmation")]
+    want = [e for e in seq.events if e.event == "placed"]
+    assert [(l["event"], l["seat"], l["card"]) for l in placed] == [(e.event, e.seat, e.card) for e in want]
+    for line, truth in zip(placed, want):
+        assert truth.frame - 8 <= line["frame"] <= truth.frame + 14, (line, truth)
+    # the cards the pile hides go when it covers them, its top card when it is carried off
+    removed = sorted((l["seat"], l["card"]) for l in lines if l["event"] == "removed")
+    assert removed == sorted((e.seat, e.card) for e in seq.events if e.event == "removed")
+    assert [l["event"] for l in lines].count("cleared") == 1 and lines[-1]["event"] == "cleared"

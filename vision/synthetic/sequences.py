@@ -112,6 +112,8 @@ class SequenceBuilder:
         m = self.marker_px * 1.1   # ArUco misses markers hugging the image border in noise
         self.marker_centres = np.array([[m, m], [w - m, m], [w - m, h - m], [m, h - m]], np.float32)
         self.cards: list[OnTable] = []
+        self.pile: list[OnTable] = []      # a gathered trick still lying at its winner's edge
+        self.pile_seat: int | None = None
         self.shots: list[Shot] = []
         self.events: list[TruthEvent] = []
         self.card_long = 0.30 * min(w, h) * card_scale
@@ -146,7 +148,7 @@ class SequenceBuilder:
     def _shot(self, extra: Seq[OnTable] = (), tip=None, shadow=None) -> None:
         if shadow is None and tip is not None and self.shadow_offset is not None:
             shadow = (tip[0] + self.shadow_offset[0], tip[1] + self.shadow_offset[1])
-        self.shots.append(Shot(tuple(self.cards) + tuple(extra), None if tip is None else (float(tip[0]), float(tip[1])),
+        self.shots.append(Shot(tuple(self.pile) + tuple(self.cards) + tuple(extra), None if tip is None else (float(tip[0]), float(tip[1])),
                                self.exposure, self.lamp,
                                None if shadow is None else (float(shadow[0]), float(shadow[1])),
                                self.camera, self.sleeve))
@@ -284,24 +286,53 @@ class SequenceBuilder:
         self.events.append(TruthEvent(self.frame, "removed", c.seat, c.card, c.face_up))
         return self
 
-    def gather(self, winner: int, frames: int = 12) -> "SequenceBuilder":
+    def gather(self, winner: int, frames: int = 12, *, leave: bool = False) -> "SequenceBuilder":
         """The winner sweeps the trick into a pile and off the table at their edge:
-        ``removed`` for each card (in the order played), then ``cleared``."""
+        ``removed`` for each card (in the order played), then ``cleared``. With ``leave`` the
+        pile, squared under the last card played, stays on the table at the winner's edge
+        while the next trick starts; ``carry_off()`` takes it later, with those events."""
         taken = list(self.cards)
         self.cards = []
-        w, h = self.size
-        pile = self.spot(winner, offset=-0.3 * self.card_long)
+        pile = self.spot(winner, offset=(0.72 if leave else -0.3) * self.card_long)
         grip = self._grip(winner, pile)
         start = self._outside(winner, grip)
         self._move_hand(winner, start, grip, self.reach_frames, taken, [c.centre for c in taken],
                         [c.centre for c in taken])
+        if leave:
+            # squared as a player squares a trick: each card within a few degrees of the top one
+            top = taken[-1].angle if taken else 0.0
+            taken = [replace(c, angle=top + 2.0 * (k % 3 - 1)) for k, c in enumerate(taken)]
         self._move_hand(winner, grip, grip, frames, taken, [c.centre for c in taken], [pile] * len(taken))
+        if leave:
+            self.pile, self.pile_seat = [replace(c, centre=pile) for c in taken], winner
+            self._move_hand(winner, grip, start, self.withdraw_frames)
+            return self
         off = (start[0] - grip[0], start[1] - grip[1])
         gone = (pile[0] + off[0], pile[1] + off[1])
         self._move_hand(winner, grip, start, self.withdraw_frames + 4, taken, [pile] * len(taken), [gone] * len(taken))
         for c in taken:
             self.events.append(TruthEvent(self.frame, "removed", c.seat, c.card, c.face_up))
         if taken:
+            self.events.append(TruthEvent(self.frame, "cleared", None, None, False))
+        return self
+
+    def carry_off(self) -> "SequenceBuilder":
+        """The winner takes the pile that ``gather(leave=True)`` left off the table: ``removed``
+        for each of its cards (in the order played), and ``cleared`` if no other card lies there."""
+        taken, seat = self.pile, self.pile_seat if self.pile_seat is not None else 0
+        self.pile, self.pile_seat = [], None
+        if not taken:
+            return self
+        centre = taken[-1].centre
+        grip = self._grip(seat, centre)
+        start = self._outside(seat, grip)
+        self._move_hand(seat, start, grip, self.reach_frames, taken, [centre] * len(taken), [centre] * len(taken))
+        off = (start[0] - grip[0], start[1] - grip[1])
+        gone = (centre[0] + off[0], centre[1] + off[1])
+        self._move_hand(seat, grip, start, self.withdraw_frames + 4, taken, [centre] * len(taken), [gone] * len(taken))
+        for c in taken:
+            self.events.append(TruthEvent(self.frame, "removed", c.seat, c.card, c.face_up))
+        if not self.cards:
             self.events.append(TruthEvent(self.frame, "cleared", None, None, False))
         return self
 
@@ -590,7 +621,8 @@ def named_sequence(name: str, *, size=(1280, 720), seed: int = 0, stress=None, t
     leaning over), ``nudge`` (placed cards nudged), ``stacked`` (each card partly over the last),
     ``knock`` (the camera knocked, a sleeve over a corner marker), ``turned`` (a face-down card
     turned over where it lies: no event), ``restack`` (a card dropped on the spot of the one
-    before, turned a little)."""
+    before, turned a little), ``pileup`` (a trick gathered into a pile that stays at the
+    winner's edge while the next trick starts)."""
     b = SequenceBuilder(name=name, size=size, seed=seed, stress=stress, table=table)
     if name in ("trick", "demo"):
         trick(b, [(0, "hearts/7"), (1, "hearts/king"), (2, "spades/ace"), (3, "hearts/10")], winner=2)
@@ -710,7 +742,20 @@ def named_sequence(name: str, *, size=(1280, 720), seed: int = 0, stress=None, t
         b.play(2, "hearts/queen", at=(x + 0.03 * L, y + 0.08 * L), angle=4.0, jitter=0.0).idle(12)
         b.play(3, "diamonds/8").idle(14)
         b.gather(2).idle(14)
+    elif name == "pileup":
+        # the trick is gathered into a pile at the winner's edge and the next trick starts before
+        # the pile leaves: the winner leads, the next seat plays, then the pile is taken away
+        L = b.card_long
+        b.idle(12)
+        for seat, card in ((1, "spades/9"), (2, "hearts/jack"), (3, "clubs/ace"), (0, "diamonds/queen")):
+            b.play(seat, card).idle(12)
+        b.gather(2, leave=True).idle(12)
+        b.play(2, "clubs/10", at=b.spot(2, offset=-0.3 * L)).idle(12)
+        b.play(3, "hearts/8").idle(10)
+        b.carry_off().idle(12)
+        b.play(0, "spades/king").idle(12).play(1, "diamonds/7").idle(14)
+        b.gather(0).idle(14)
     else:
         raise KeyError(f"unknown synthetic sequence {name!r} (trick, match, hands, busy, overlap, facedown, "
-                       "lamp, shadow, nudge, stacked, knock, turned, restack)")
+                       "lamp, shadow, nudge, stacked, knock, turned, restack, pileup)")
     return b.build()
