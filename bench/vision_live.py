@@ -16,9 +16,15 @@ waving and resting with no card played):
 
 and the unchanged table: ms per frame with four cards lying still (target <= 2 ms).
 
-Run: ``python bench/vision_live.py`` (every sequence, 1280x720; long on a shared machine),
-``--quick`` (960x540, fewer sequences), ``--finder stills`` for the finder before the empty
-table model (issue 15), ``--compare`` for both, side by side.
+Run: ``python bench/vision_live.py`` (every sequence, 1280x720, 206 placements; long on a shared
+machine), ``--quick`` (960x540, fewer sequences), ``--finder stills`` for the finder before the
+empty table model (issue 15), ``--compare`` for both, side by side.
+
+``--faces real``: the cards in the videos are real photographs, not drawn faces: the French
+deck enrolled from ../shared/realdata's deepPoker table photos (``table-*-1.jpg``, the club's
+way: refused photos are left out) and the Trevigiane-pattern scans (Bresciane pack), rendered
+into the same hard-event sequences (those whose cards were all enrolled; no face-down ones:
+neither set has its back photographed) and random tricks, and recognised with that profile.
 """
 from __future__ import annotations
 
@@ -48,33 +54,70 @@ def _pct(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else float("nan")
 
 
-def cases(size: tuple[int, int], quick: bool) -> list[tuple[str, TableSequence]]:
-    """(label, sequence): the hard events, then every deck, then hands alone."""
+HARD = [("lamp", "light", None, 0), ("lamp", "wood", "stress", 1), ("shadow", "plain", None, 2),
+        ("nudge", "wood", None, 3), ("stacked", "plain", None, 4), ("stacked", "light", "stress", 5),
+        ("trick", "light", None, 6), ("trick", "patterned", "stress", 7), ("trick", "cloth", None, 8),
+        ("overlap", "cloth", None, 9), ("match", "patterned", None, 10), ("facedown", "light", None, 11),
+        ("knock", "plain", None, 14), ("turned", "wood", None, 15), ("restack", "wood", None, 16),
+        ("pileup", "patterned", None, 17), ("pileup", "light", "stress", 18)]
+QUICK_HARD = ("lamp/light", "shadow", "nudge", "stacked/plain", "trick/light", "trick/cloth", "knock", "pileup/patterned")
+TABLES = ("light", "patterned", "cloth", "wood", "plain")
+
+
+def cases(size: tuple[int, int], quick: bool, faces: dict | None = None) -> list[tuple[str, TableSequence]]:
+    """(label, sequence): the hard events, then every deck on two cloths, then hands alone.
+    With ``faces`` (deck -> profile of real photos): only what those faces can show."""
     s = StressOptions()
-    hard = [("lamp", "light", None, 0), ("lamp", "wood", s, 1), ("shadow", "plain", None, 2),
-            ("nudge", "wood", None, 3), ("stacked", "plain", None, 4), ("stacked", "light", s, 5),
-            ("trick", "light", None, 6), ("trick", "patterned", s, 7), ("trick", "cloth", None, 8),
-            ("overlap", "cloth", None, 9), ("match", "patterned", None, 10), ("facedown", "light", None, 11)]
-    decks = list(ASPECT)
-    tables = ("light", "patterned", "cloth", "wood", "plain")
-    hands = [("hands", "light", None, 12), ("busy", "patterned", s, 13)]
+    hard = [h for h in HARD if not quick or any(f"{h[0]}/{h[1]}".startswith(q) for q in QUICK_HARD)]
+    decks = list(ASPECT) if faces is None else list(faces)
+    hands = [("hands", "light", None, 12), ("busy", "patterned", "stress", 13)]
     if quick:
-        hard = [h for h in hard if h[0] in ("lamp", "shadow", "nudge", "stacked")][:5] + [hard[6], hard[8]]
-        decks, hands = ["trevigiane-52", "tarot-1jj"], hands[1:]
-    out = [(f"{n}/{t}/{'stress' if st else 'clean'}", named_sequence(n, size=size, seed=sd, stress=st, table=t))
-           for n, t, st, sd in hard]
-    out += [(f"{d}/{tables[k % 5]}", deck_tricks(d, 2, size=size, seed=20 + k, table=tables[k % 5],
-                                                  stress=s if k % 2 else None))
-            for k, d in enumerate(decks)]
-    out += [(f"{n}/{t}/{'stress' if st else 'clean'}", named_sequence(n, size=size, seed=sd, stress=st, table=t))
+        decks, hands = [d for d in decks if d in ("trevigiane-52", "tarot-1jj", "french-52")], hands[1:]
+    out = []
+    french = None if faces is None else next((p for d, p in faces.items() if d.startswith("french")), None)
+    for n, t, st, sd in hard:
+        seq = named_sequence(n, size=size, seed=sd, stress=s if st else None, table=t)
+        if faces is not None:
+            shown = {c.card for shot in seq.shots for c in shot.cards}
+            if french is None or None in shown or not shown <= set(french.faces):
+                continue
+        out.append((f"{n}/{t}/{st or 'clean'}", seq))
+    for k, d in enumerate(decks):
+        for j in range(1 if quick else 2):
+            t = TABLES[(k + 2 * j) % 5]
+            cards = None if faces is None else sorted(faces[d].faces)
+            out.append((f"{d}/{t}", deck_tricks(d, 2 if quick else 3, size=size, seed=20 + 7 * k + j, table=t,
+                                                 stress=s if (k + j) % 2 else None, cards=cards)))
+    out += [(f"{n}/{t}/{st or 'clean'}", named_sequence(n, size=size, seed=sd, stress=s if st else None, table=t))
             for n, t, st, sd in hands]
     return out
 
 
-def run_sequence(seq: TableSequence, recogniser, finder: str) -> tuple[list, list[float]]:
-    """Events and per-frame processing CPU ms (rendering is not timed)."""
+def real_faces(realdata: Path, out: Path) -> dict:
+    """deck -> profile enrolled from real photos (see ``--faces real``), as bench/vision_realdata.py enrols."""
+    import csv
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import vision_realdata as vr
+
+    vr.REUSE = True      # a profile enrolled before (here or by vision_realdata.py --out OUT) is reused
+    folder = realdata / "french-deeppoker-singles"
+    rows = list(csv.DictReader((folder / "labels.csv").open()))
+    photos = {vr.DEEPPOKER_FIXES.get(r["file"], r["card"]): folder / r["file"] for r in rows
+              if r["file"].startswith("table-") and r["file"].endswith("-1.jpg")}
+    faces = {"french-52": vr.enrol_folder(photos, out / "deeppoker-enrol", "french-52")}
+    scans = realdata / "italian-bresciane-faces"
+    italian = {f.stem.replace("_", "/", 1): f for f in sorted(scans.glob("*_*.jpg"))}
+    faces["trevigiane-52"] = vr.enrol_folder(italian, out / "bresciane-enrol", "trevigiane-52")
+    for d, prof in faces.items():
+        print(f"  real faces, {d}: {len(prof.faces)} cards enrolled")
+    return faces
+
+
+def run_sequence(seq: TableSequence, recogniser, finder: str, profile=None) -> tuple[list, list[float]]:
+    """Events and per-frame processing CPU ms (rendering is not timed); ``profile`` lends the faces."""
     watcher, events, times = None, [], []
-    for image, _ in render_frames(seq):
+    for image, _ in render_frames(seq, profile):
         if watcher is None:
             watcher = TableWatcher(None, calibrate(image), recogniser, find_from_empty=finder == "empty")
         t = time.thread_time()
@@ -154,16 +197,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--compare", action="store_true", help="both finders, side by side")
     p.add_argument("--only", default="", help="comma-separated: run only sequences whose label contains "
                    "one of these (and skip the unchanged table)")
+    p.add_argument("--faces", choices=("drawn", "real"), default="drawn",
+                   help="the cards' faces: drawn by the renderer, or real photographs (../shared/realdata)")
+    p.add_argument("--realdata", default=None, help="the real photos (default: ../shared/realdata)")
+    p.add_argument("--out", default="/tmp/cardtable-realdata", help="where profiles enrolled from real photos are kept")
     args = p.parse_args(argv)
     cv2.setNumThreads(1)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     size = (960, 540) if args.quick else (1280, 720)
     finders = ("stills", "empty") if args.compare else (args.finder,)
     recs: dict[str, Recogniser] = {}
-    print(f"live table, {size[0]}x{size[1]}, one core, still window 8 frames (30 fps); finders: {', '.join(finders)}")
+    print(f"live table, {size[0]}x{size[1]}, one core, still window 8 frames (30 fps); finders: "
+          f"{', '.join(finders)}; faces {args.faces}")
     print(f"  machine load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     for finder in finders if not args.only else ():
-        rec = recs.setdefault("french-32", Recogniser(synthetic_profile("french-32")))
+        rec = recs.setdefault(("french-32", id(None)), Recogniser(synthetic_profile("french-32")))
         u = unchanged_table(rec, finder, size, 150 if args.quick else 600)
         print(f"[{finder}] unchanged table (4 cards): CPU median {u['cpu_median_ms']:.2f} ms/frame, "
               f"p95 {u['cpu_p95_ms']:.2f}, p99 {u['cpu_p99_ms']:.2f} ({u['frames']} frames; target <= 2 ms)")
@@ -171,13 +219,24 @@ def main(argv: list[str] | None = None) -> int:
     pooled = {f: {"lag": [], "emit": [], "times": []} for f in finders}
     hdr = f"{'sequence':32s}" + "".join(f" | {f + ': recall unnamed false seat':38s}" for f in finders)
     print(hdr)
-    for label, seq in cases(size, args.quick):
+    faces = None
+    if args.faces == "real":
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from vision_realdata import default_realdata
+
+        faces = real_faces(Path(args.realdata) if args.realdata else default_realdata(), Path(args.out))
+    n_placements = 0
+    for label, seq in cases(size, args.quick, faces):
         if args.only and not any(o in label for o in args.only.split(",")):
             continue
         row = f"{label:32s}"
+        profile = None
+        if faces is not None:       # the named sequences are French: the real French faces
+            profile = faces.get(seq.deck_id) or next(p for d, p in faces.items() if d.startswith("french"))
         for finder in finders:
-            rec = recs.get(seq.deck_id) or recs.setdefault(seq.deck_id, Recogniser(synthetic_profile(seq.deck_id)))
-            events, times = run_sequence(seq, rec, finder)
+            key = (seq.deck_id, id(profile))
+            rec = recs.get(key) or recs.setdefault(key, Recogniser(profile or synthetic_profile(seq.deck_id)))
+            events, times = run_sequence(seq, rec, finder, profile)
             s = score(seq, events, times)
             for k in ("placements", "hit", "unnamed", "false", "seat"):
                 totals[finder][k] += s[k]

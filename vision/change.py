@@ -10,6 +10,7 @@ only on settled changed regions; see :mod:`vision.tracking`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -30,14 +31,12 @@ def light_field(cur: np.ndarray, ref: np.ndarray, mask: np.ndarray, step: int = 
     explains on most of ``mask``; None when no such gain explains it (cards, hands, a cloth
     moved) or the light did not change. Robust: fitted again on the pixels it explains."""
     h, w = cur.shape[:2]
-    yy, xx = np.mgrid[0:h:step, 0:w:step].astype(np.float32)
-    xx, yy = xx / w - 0.5, yy / h - 0.5
+    basis, blocks = _grid(h, w, step)
     c, r = cur[::step, ::step].astype(np.float32), ref[::step, ::step].astype(np.float32)
     sel = mask[::step, ::step].astype(bool) & (r > 8) & (c < 250) & (r < 250)   # clipped: no measure
     if np.count_nonzero(sel) < 12:
         return None
     logr = np.log((c + 1) / (r + 1))
-    basis = np.stack([np.ones_like(xx), xx, yy, xx * xx, xx * yy, yy * yy], axis=-1)
     keep = sel
     for tol in (0.3, 0.12, LIGHT_TOL):
         if np.count_nonzero(keep) < 12:
@@ -47,27 +46,56 @@ def light_field(cur: np.ndarray, ref: np.ndarray, mask: np.ndarray, step: int = 
     # what the quadratic leaves (a lamp's falloff is not one): the median residual per block of
     # the table, where most of the block is explained, smoothed
     res = logr - basis @ p
-    gy, gx = LIGHT_BLOCKS
-    hs, ws = res.shape
-    grid = np.zeros((gy, gx), np.float32)
-    for by in range(gy):
-        for bx in range(gx):
-            blk = np.s_[by * hs // gy:(by + 1) * hs // gy, bx * ws // gx:(bx + 1) * ws // gx]
-            ok = sel[blk] & (np.abs(res[blk]) < 0.15)
-            if np.count_nonzero(ok) > 0.4 * ok.size:
-                grid[by, bx] = np.median(res[blk][ok])
+    grid = _block_medians(res, sel & (np.abs(res) < 0.15), blocks)
     grid = cv2.GaussianBlur(grid, (3, 3), 0.8)
+    hs, ws = res.shape
     corr = cv2.resize(grid, (ws, hs), interpolation=cv2.INTER_LINEAR)
     keep = sel & (np.abs(res - corr) < LIGHT_TOL)
     if np.count_nonzero(keep) < LIGHT_INLIERS * np.count_nonzero(sel):
         return None
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    xx, yy = xx / w - 0.5, yy / h - 0.5
-    field = p[0] + p[1] * xx + p[2] * yy + p[3] * xx * xx + p[4] * xx * yy + p[5] * yy * yy
+    field = _grid(h, w, 1)[0] @ p.astype(np.float32)
     field += cv2.resize(grid, (w, h), interpolation=cv2.INTER_LINEAR)
     if float(np.abs(field[mask.astype(bool)]).max(initial=0.0)) < LIGHT_MIN:
         return None
     return np.exp(field).astype(np.float32)
+
+
+@lru_cache(maxsize=8)
+def _grid(h: int, w: int, step: int) -> tuple[np.ndarray, np.ndarray]:
+    """For an ``h`` x ``w`` image sampled every ``step`` px: the quadratic's six terms per sample
+    (1, x, y, x², xy, y² on [-0.5, 0.5)) and each sample's block of LIGHT_BLOCKS (row-major).
+    Kept: the frame loop fits the light on every frame while a hand is over the table."""
+    yy, xx = np.mgrid[0:h:step, 0:w:step].astype(np.float32)
+    xx, yy = xx / w - 0.5, yy / h - 0.5
+    basis = np.stack([np.ones_like(xx), xx, yy, xx * xx, xx * yy, yy * yy], axis=-1)
+    hs, ws = xx.shape
+    gy, gx = LIGHT_BLOCKS
+    row = np.searchsorted([by * hs // gy for by in range(1, gy)], np.arange(hs), side="right")
+    col = np.searchsorted([bx * ws // gx for bx in range(1, gx)], np.arange(ws), side="right")
+    blocks = row[:, None] * gx + col[None, :]
+    basis.setflags(write=False)
+    blocks.setflags(write=False)
+    return basis, blocks
+
+
+def _block_medians(res: np.ndarray, ok: np.ndarray, blocks: np.ndarray) -> np.ndarray:
+    """The median of ``res`` (within ±0.5 where ``ok``) over the ``ok`` samples of each block, where they are more than 40 %
+    of the block (else 0): one sort for all blocks, not a median call per block."""
+    gy, gx = LIGHT_BLOCKS
+    b = blocks.ravel()
+    size = np.bincount(b, minlength=gy * gx)
+    n = np.bincount(b, weights=ok.ravel(), minlength=gy * gx).astype(np.int64)
+    vals = res.ravel()[ok.ravel()]
+    # sorted by block, then value: the ok residuals lie within (-0.15, 0.15), so one key does both
+    order = np.argsort(b[ok.ravel()] + (vals.astype(np.float64) + 0.5) / 2.0)
+    v = vals[order]
+    start = np.concatenate(([0], np.cumsum(n)[:-1]))
+    good = n > 0.4 * size
+    lo = start + np.maximum(n - 1, 0) // 2
+    hi = start + n // 2
+    grid = np.zeros(gy * gx, np.float32)
+    grid[good] = (v[lo[good]] + v[hi[good]]) / 2
+    return grid.reshape(gy, gx)
 
 
 def _least_squares(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -93,14 +93,27 @@ def _pair(a: np.ndarray, b: np.ndarray) -> _Pair | None:
     """Where ``a`` and ``b`` differ most, and each of them there (None: too few pixels)."""
     d = np.abs(a - b)
     flat = d.ravel()
-    k = int(flat.size * (1.0 - DIFF_SHARE))
-    cut = np.partition(flat, k)[k]        # the (1 - DIFF_SHARE) quantile, without a sort
+    cut = _kth(flat, int(flat.size * (1.0 - DIFF_SHARE)))   # the (1 - DIFF_SHARE) quantile
     idx = np.flatnonzero(flat >= max(cut, 1e-6))
     if idx.size < 16:
         return None
     x, y = a.reshape(-1)[idx], b.reshape(-1)[idx]
     x, y = x - x.mean(), y - y.mean()
     return idx.astype(np.int32), x, y, x @ x, y @ y
+
+
+def _kth(flat: np.ndarray, k: int) -> float:
+    """``np.partition(flat, k)[k]``, exactly, partitioning only the values above a lower
+    quantile of every 8th value: a new pair (each identification meets a few) costs ~0.1 ms
+    instead of ~0.4 ms of partitioning a whole face."""
+    sample = flat[::8]
+    j = int(sample.size * (k / flat.size) * 0.9)
+    lo = np.partition(sample, j)[j]
+    above = flat[flat >= lo]
+    below = flat.size - above.size
+    if below > k:                        # the sample misled (never seen on faces): the whole face
+        return float(np.partition(flat, k)[k])
+    return float(np.partition(above, k - below)[k - below])
 
 
 _PAIRS = _Pairs()

@@ -54,6 +54,10 @@ UNKNOWN_SIZE = (0.2, 6.0)   # card area over the calibration's guess, before any
 #   default table guess was ~0.29x the rendered cards' area (960x540 trick, no --table)
 SPECK = 0.2          # a changed region smaller than this share of a card holds no new card (its
 #   change is at least the card's whole area)
+REGION_JOIN = 0.5    # of a card's short side: changed patches closer than this are one region. A
+#   card barely lighter than a light table changes only where it is printed: the gap between
+#   its pip columns is ~45 % of its width; split, one half settled and was judged empty before
+#   the other was still (a real 4 of hearts, bench/vision_live.py --faces real --quick)
 TOUCHED = 0.25       # share of a known card's visible area that changed: it moved (or went)
 
 
@@ -225,7 +229,7 @@ class TableWatcher:
             self.last_regions = []
             return []
         events: list[CardEvent] = []
-        regions = cd.regions() if changed else []
+        regions = cd.regions(join=self._region_join()) if changed else []
         self.last_regions = regions
         pending_left = False                       # something still settling or being retried
         hidden = np.zeros_like(self._deferred)     # still, unexplained: maybe covering cards
@@ -257,6 +261,10 @@ class TableWatcher:
         return events
 
     # -- internals --------------------------------------------------------------------------------
+    def _region_join(self) -> int:
+        """Small pixels by which changed patches are grown into one region (see REGION_JOIN)."""
+        return max(2, int(np.ceil(REGION_JOIN * self.card_px[0] / self.change.sx / 2)))
+
     def _has_missing(self) -> bool:
         return any(c.missing for c in self.cards)
 
@@ -491,11 +499,11 @@ class TableWatcher:
         for fresh, mask in ((True, changed & present), (False, present)):
             # the calibration's card size may be a default guess until cards are seen
             for q in self._card_quads(mask, self._f4, aspect=aspect, loose=UNKNOWN_SIZE):
-                q = refine_quad(grey, order_quad(q))
+                # the same card in both masks: refined once (the refinement moves a side a few px)
                 c = q.mean(axis=0)
                 if any(np.linalg.norm(o.mean(axis=0) - c) < 0.3 * short for o, _ in quads):
                     continue
-                quads.append((q, fresh))
+                quads.append((refine_quad(grey, order_quad(q)), fresh))
         # known cards that did not change where they are not covered by a new card stay known
         kept, theirs = [], []
         moved = changed.astype(np.uint8)
@@ -545,7 +553,8 @@ class TableWatcher:
         """Where ``cur`` differs from ``model`` by more than camera noise (bool, 1/4 size)."""
         d = cv2.absdiff(cur, model)
         if d.ndim == 3:
-            d = d.max(axis=2)
+            b, g, r = cv2.split(d)
+            d = cv2.max(cv2.max(b, g), r)     # numpy's max over the colour axis takes 40x as long
         return cv2.blur(d, (3, 3)) > DIFF_LEVEL
 
     def _quad_mask4(self, quads: list[np.ndarray]) -> np.ndarray:

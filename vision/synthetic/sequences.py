@@ -596,13 +596,14 @@ def trick(b: SequenceBuilder, plays: Seq[tuple[int, str | None]], winner: int, *
 
 
 def deck_tricks(deck_id: str, tricks: int = 2, *, size=(1280, 720), seed: int = 0, stress=None,
-                table: str = "plain") -> TableSequence:
+                table: str = "plain", cards: Seq[str] | None = None) -> TableSequence:
     """``tricks`` tricks of four cards drawn at random from ``deck_id`` (no card twice), each
-    led by the previous winner, each gathered: every deck's faces through the live table."""
+    led by the previous winner, each gathered: every deck's faces through the live table.
+    ``cards``: draw from these only (a profile enrolled from photos may lack a few)."""
     from vision.decks import cards_of
 
     rng = np.random.default_rng(seed)
-    deck = [c for c in cards_of(deck_id) if c != "back"]
+    deck = [c for c in (cards if cards is not None else cards_of(deck_id)) if c != "back"]
     drawn = [deck[i] for i in rng.permutation(len(deck))[:4 * tricks]]
     b = SequenceBuilder(deck_id, name=f"{deck_id}-tricks", size=size, seed=seed, stress=stress, table=table)
     lead = int(rng.integers(0, 4))
