@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shutil
 import socket
@@ -34,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from controller.camera import VisionInput, make_watcher  # noqa: E402
 from controller.demo import FakeClock, Room, ScriptedCamera  # noqa: E402
-from controller.journal import Journal  # noqa: E402
+from controller.journal import Journal, read_records  # noqa: E402
 from controller.mqtt import MqttLink  # noqa: E402
 from controller.sim import simulator  # noqa: E402
 from controller.table import Table  # noqa: E402
@@ -178,7 +179,8 @@ def main() -> int:
     stop_broker()
     debounce_ms = args.still_frames / FPS * 1000
     print(f"end to end, {cards} cards, broker {broker_kind}, frames 960x540 at {FPS:.0f} fps, "
-          f"debounce {args.still_frames} frames = {debounce_ms:.0f} ms")
+          f"debounce {args.still_frames} frames = {debounce_ms:.0f} ms; machine load average at the end "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (the latency is wall time)")
     if beyond:
         print(f"  debounce complete -> state on subscriber: median {statistics.median(beyond):6.1f} ms   "
               f"p99 {pct(beyond, 99):6.1f} ms   (n={len(beyond)}; target <= 50 ms)")
@@ -187,7 +189,8 @@ def main() -> int:
     print(f"  controller CPU per frame (table loop thread): unchanged table median {statistics.median(quiet_cpu):5.2f} ms, "
           f"p99 {pct(quiet_cpu, 99):5.2f} ms; frame identifying a card median {statistics.median(card_cpu):5.1f} ms")
     print(f"  resident memory: {mem:.0f} MB (whole bench process incl. renderer; target <= 250 MB)")
-    print(f"  cards needing a human confirmation: {sum(1 for r in t.journal.records if r.get('r') == 'pending')}")
+    records, _ = read_records(t.journal.path)      # the journal keeps no records in memory
+    print(f"  cards needing a human confirmation: {sum(1 for r in records if r.get('r') == 'pending')}")
     shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
