@@ -79,8 +79,9 @@ def _grid(h: int, w: int, step: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _block_medians(res: np.ndarray, ok: np.ndarray, blocks: np.ndarray) -> np.ndarray:
-    """The median of ``res`` (within ±0.5 where ``ok``) over the ``ok`` samples of each block, where they are more than 40 %
-    of the block (else 0): one sort for all blocks, not a median call per block."""
+    """The median of ``res`` (within ±0.5 where ``ok``) over the ``ok`` samples of each block,
+    where they are more than 40 % of the block (else 0): one sort for all blocks, not a median
+    call per block."""
     gy, gx = LIGHT_BLOCKS
     b = blocks.ravel()
     size = np.bincount(b, minlength=gy * gx)
