@@ -13,6 +13,12 @@ import socket
 import threading
 
 
+def _not_a_probe(record: logging.LogRecord) -> bool:
+    """Drop amqtt's ERROR for a connection closed before any MQTT packet: that is a TCP look
+    (controller.reach: is a broker there?), not a fault, and it alarmed people at every demo."""
+    return not record.getMessage().startswith("No data from")
+
+
 class BrokerError(OSError):
     """The embedded broker could not start (port taken, amqtt missing)."""
 
@@ -65,6 +71,7 @@ class EmbeddedBroker:
             raise BrokerError(f"the embedded broker needs amqtt (pip install amqtt): {exc}") from None
         for name in ("amqtt", "transitions"):
             logging.getLogger(name).setLevel(logging.ERROR)
+        logging.getLogger("amqtt.broker").addFilter(_not_a_probe)
         cfg = {"listeners": {"default": {"type": "tcp", "bind": f"{self.host}:{self.port}"},
                              "ws": {"type": "ws", "bind": f"{self.ws_host}:{self.ws_port}"}},
                "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}}}

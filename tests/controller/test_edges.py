@@ -35,6 +35,29 @@ def test_embedded_broker_tcp_and_websockets():
         b.stop()
 
 
+def test_a_look_at_the_embedded_broker_logs_no_error(caplog):
+    """`cardtable` looks whether a broker listens (a TCP connect, no MQTT) before it connects:
+    amqtt logged that as an ERROR on every demo. A real client's packets still get through."""
+    import logging
+
+    from controller.reach import check_broker
+
+    b = EmbeddedBroker(port=0, ws_port=0).start()
+    try:
+        with caplog.at_level(logging.DEBUG):
+            check_broker(b.url)
+            c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+            c.connect("127.0.0.1", b.port)
+            c.loop_start()
+            c.publish("cardtable/v1/tables/x/status", "online", qos=1).wait_for_publish(5)
+            c.disconnect()
+            c.loop_stop()
+            time.sleep(0.3)          # the broker logs a closed connection from its own thread
+        assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+    finally:
+        b.stop()
+
+
 def test_web_config_endpoint():
     w = WebServer(0, broker_config("ws://127.0.0.1:9001/", "display", "display", ["t1", "t2"]),
                   host="127.0.0.1").start()
