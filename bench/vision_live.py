@@ -93,13 +93,15 @@ def cases(size: tuple[int, int], quick: bool, faces: dict | None = None) -> list
     return out
 
 
-def real_faces(realdata: Path, out: Path) -> dict:
-    """deck -> profile enrolled from real photos (see ``--faces real``), as bench/vision_realdata.py enrols."""
+def real_faces(realdata: Path | None, out: Path) -> dict:
+    """deck -> profile enrolled from real photos (see ``--faces real``; default: ../shared/realdata),
+    as bench/vision_realdata.py enrols."""
     import csv
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import vision_realdata as vr
 
+    realdata = realdata or vr.default_realdata()
     vr.REUSE = True      # a profile enrolled before (here or by vision_realdata.py --out OUT) is reused
     folder = realdata / "french-deeppoker-singles"
     rows = list(csv.DictReader((folder / "labels.csv").open()))
@@ -235,10 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     print(hdr)
     faces = None
     if args.faces == "real":
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
-        from vision_realdata import default_realdata
-
-        faces = real_faces(Path(args.realdata) if args.realdata else default_realdata(), Path(args.out))
+        faces = real_faces(Path(args.realdata) if args.realdata else None, Path(args.out))
     n_placements = 0
     for label, seq in cases(size, args.quick, faces):
         if args.only and not any(o in label for o in args.only.split(",")):

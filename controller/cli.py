@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from typing import Callable, Sequence
 
 # The frame loop is one thread; OpenBLAS's own threads only contend with it (and with the MQTT,
 # web and camera threads) on naming's small matrix-vector products. bench/blas_threads.py: a
@@ -17,7 +18,6 @@ import sys
 # CPU) with one BLAS thread on this 2-core machine under load. Set before numpy loads; a user's
 # own setting stands.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-from typing import Callable, Sequence
 
 # name -> (module:function, one-line description)
 COMMANDS: dict[str, tuple[str, str]] = {
