@@ -9,6 +9,7 @@ only on settled changed regions; see :mod:`vision.tracking`.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -26,10 +27,13 @@ LIGHT_MIN = 0.02       # |log gain| below which the light is taken as unchanged
 LIGHT_BLOCKS = (6, 8)  # rows, columns of blocks whose median residual refines the quadratic
 
 
-def light_field(cur: np.ndarray, ref: np.ndarray, mask: np.ndarray, step: int = 2) -> np.ndarray | None:
+def light_field(cur: np.ndarray, ref: np.ndarray, mask: np.ndarray, step: int = 2,
+                least: float = LIGHT_MIN) -> np.ndarray | None:
     """The smooth gain ``g`` (cur ~ ref * g, quadratic in x and y in log) that a change of light
     explains on most of ``mask``; None when no such gain explains it (cards, hands, a cloth
-    moved) or the light did not change. Robust: fitted again on the pixels it explains."""
+    moved) or the light did not change (|log g| < ``least`` everywhere; with ``least=0`` the
+    caller tells an unchanged light from an unexplained change). Robust: fitted again on the
+    pixels it explains."""
     h, w = cur.shape[:2]
     basis, blocks = _grid(h, w, step)
     c, r = cur[::step, ::step].astype(np.float32), ref[::step, ::step].astype(np.float32)
@@ -55,9 +59,16 @@ def light_field(cur: np.ndarray, ref: np.ndarray, mask: np.ndarray, step: int = 
         return None
     field = _grid(h, w, 1)[0] @ p.astype(np.float32)
     field += cv2.resize(grid, (w, h), interpolation=cv2.INTER_LINEAR)
-    if float(np.abs(field[mask.astype(bool)]).max(initial=0.0)) < LIGHT_MIN:
+    if least > 0 and float(np.abs(field[mask.astype(bool)]).max(initial=0.0)) < least:
         return None
     return np.exp(field).astype(np.float32)
+
+
+def light_changed(gain: np.ndarray, mask: np.ndarray) -> bool:
+    """Whether ``gain`` (from ``light_field(..., least=0)``) changes the light anywhere on
+    ``mask`` by LIGHT_MIN or more (in log)."""
+    g = gain[mask.astype(bool)]
+    return g.size > 0 and (float(g.max()) >= math.exp(LIGHT_MIN) or float(g.min()) <= math.exp(-LIGHT_MIN))
 
 
 @lru_cache(maxsize=8)

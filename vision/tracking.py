@@ -38,7 +38,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration
-from vision.change import ChangeDetector, Region, light_field, relit
+from vision.change import ChangeDetector, Region, light_changed, light_field, relit
 from vision.finder import refine_quad
 from vision.geometry import order_quad, quad_sides
 from vision.registration import Registration
@@ -94,7 +94,8 @@ class DetectionLike(Protocol):
 
 class RecogniserLike(Protocol):
     def recognise(self, image_bgr: np.ndarray, candidates: Collection[str] | None = None,
-                  roi: tuple[int, int, int, int] | None = None) -> Sequence[DetectionLike]: ...
+                  roi: tuple[int, int, int, int] | None = None,
+                  search: tuple[int, int, int, int] | None = None) -> Sequence[DetectionLike]: ...
 
 
 @dataclass
@@ -143,6 +144,7 @@ class TableWatcher:
         # Build the keypoint index now (~1 s once), not on the first card the shape path
         # leaves unnamed, where it would stall the frame loop (bench/vision_live.py max).
         getattr(recogniser, "keypoints", None)
+        getattr(recogniser, "corners", None)     # likewise the corner-index reader (~60 ms)
         self._candidates = candidates
         self.still_frames = max(1, int(still_frames))
         self.confirm_attempts = max(1, int(confirm_attempts))
@@ -447,7 +449,10 @@ class TableWatcher:
             if region.area_small < SPECK * self.card_area_small and \
                     not any(self._in_region(region, c.centre) for c in self.cards):
                 return []      # a speck (noise, light drifting over the threshold) holds no new card
-            new, kept = self._new_quads(image, region)
+            new, kept, present = self._new_quads(image, region)
+            card_area4 = self.card_px[0] * self.card_px[1] / (self._f4[0] * self._f4[1])
+            if not new and not kept and present < SPECK * card_area4:
+                return []      # the region is the empty table again (a trick gathered): nothing lies there
             read = [d for d in (self.recogniser.read_quad(image, q, cands) for q in new) if d is not None]
             if (new or kept) and not (last and not any(d.card is not None or not d.face_up for d in read)):
                 return self._from_empty(image, region, cands, read, kept, last)
@@ -456,7 +461,10 @@ class TableWatcher:
         # size a poor guess before any card is seen: the demo room's cards are 7.8x its area,
         # beyond UNKNOWN_SIZE); and at the last look when the new quads explain nothing (no
         # card named, no back).
-        return list(self.recogniser.recognise(image, candidates=cands, roi=roi))
+        # (the last look's finder sees the whole table; keypoints and indices are sought
+        # around the region only)
+        return list(self.recogniser.recognise(image, candidates=cands, roi=roi,
+                                              search=self._roi(region) if last else None))
 
     def _from_empty(self, image: np.ndarray, region: Region, cands, read: list, kept: list, last: bool) -> list:
         """The region's cards from the empty-table model: the new quads as read, the known
@@ -479,8 +487,9 @@ class TableWatcher:
                     dets[dets.index(u)] = max(hit, key=lambda d: d.confidence)
         return dets
 
-    def _new_quads(self, image: np.ndarray, region: Region) -> tuple[list[np.ndarray], list]:
-        """(quads of cards new or moved in ``region``, the known cards still lying untouched there).
+    def _new_quads(self, image: np.ndarray, region: Region) -> tuple[list[np.ndarray], list, int]:
+        """(quads of cards new or moved in ``region``, the known cards still lying untouched there,
+        the region's pixels that differ from the empty table at 1/4 size).
 
         A new card is a card-shaped blob of the change from the table as it last settled (which
         isolates a card dropped over another), or of the difference from the empty table (a
@@ -492,7 +501,7 @@ class TableWatcher:
         present_all = self._differs(cur, self._empty4)
         present = present_all & near
         changed = self._differs(cur, self._before4) & near
-        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+        grey = _grey(image)
         short = self.card_px[0]
         quads: list[tuple[np.ndarray, bool]] = []     # (quad, found in the change since the table settled)
         aspect = getattr(getattr(self.recogniser, "profile", None), "aspect", None)
@@ -527,19 +536,26 @@ class TableWatcher:
                 kept.append(_Seen(np.asarray(c.quad, np.float32), c.card, c.face_up, c.confidence))
                 theirs += mine
         new = [q for q, _ in quads if not any(q is m for m in theirs)]
-        return new, kept
+        return new, kept, int(np.count_nonzero(present))
 
     def _follow_light(self, cur: np.ndarray) -> None:
-        """Bring both models to the current light (what the change detector's follow left)."""
+        """Bring both models to the current light (what the change detector's follow left).
+
+        The two models share their light (relit together, the settled one patched from frames
+        in the light it had been followed to), so the gain fitted on the table as last settled
+        (closest to the frame: only the new card and a hand differ) relights both; the empty
+        table is fitted by itself only where that fit explains nothing (a pile gathered)."""
         if self._mask4 is None:
             self._mask4 = cv2.resize(self.change.table_mask, self._size4, interpolation=cv2.INTER_NEAREST)
-        g = cv2.cvtColor(cur, cv2.COLOR_BGR2GRAY) if cur.ndim == 3 else cur
-        for name in ("_empty4", "_before4"):
-            model = getattr(self, name)
-            m = cv2.cvtColor(model, cv2.COLOR_BGR2GRAY) if model.ndim == 3 else model
-            gain = light_field(g, m, self._mask4, step=3)
-            if gain is not None:
-                setattr(self, name, relit(model, gain))
+        g = _grey(cur)
+        gain = light_field(g, _grey(self._before4), self._mask4, step=3, least=0.0)
+        if gain is not None:
+            if light_changed(gain, self._mask4):
+                self._before4, self._empty4 = relit(self._before4, gain), relit(self._empty4, gain)
+            return
+        gain = light_field(g, _grey(self._empty4), self._mask4, step=3)
+        if gain is not None:
+            self._empty4 = relit(self._empty4, gain)
 
     def _shrink4(self, image: np.ndarray) -> np.ndarray:
         return cv2.resize(image, self._size4, interpolation=cv2.INTER_AREA)
@@ -684,6 +700,10 @@ class _Seen:
     card: str | None
     face_up: bool
     confidence: float
+
+
+def _grey(image: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
 
 
 def _inside(quad: np.ndarray, pt: np.ndarray) -> bool:

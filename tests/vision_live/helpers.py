@@ -32,7 +32,7 @@ class OracleRecogniser:
         self.unreadable = set(unreadable)
         self.calls: list[tuple] = []
 
-    def recognise(self, image, candidates=None, roi=None):
+    def recognise(self, image, candidates=None, roi=None, search=None):
         self.calls.append((roi, None if candidates is None else frozenset(candidates)))
         out = []
         for t in self.truth:
