@@ -41,7 +41,7 @@ from vision.calibration import Calibration
 from vision.change import ChangeDetector, Region, light_changed, light_field, relit
 from vision.finder import refine_quad
 from vision.geometry import order_quad, quad_sides
-from vision.registration import Registration
+from vision.registration import Registration, warp_to
 
 EVENTS = ("placed", "removed", "needs_confirmation", "cleared")
 # A face whose centre lies within this many card widths of a known face-down card's is that card
@@ -178,7 +178,8 @@ class TableWatcher:
         self._f4 = (W / self._size4[0], H / self._size4[1])
         self._empty4: np.ndarray | None = None
         self._before4: np.ndarray | None = None
-        self._image: np.ndarray | None = None
+        self._view: tuple[np.ndarray, np.ndarray | None] | None = None   # this frame, its correction
+        self._image: np.ndarray | None = None                             # ... corrected (see _frame)
         self._cur4: np.ndarray | None = None
         self._mask4: np.ndarray | None = None
 
@@ -211,18 +212,19 @@ class TableWatcher:
             idx, image = int(frame.index), frame.image
             self._frame_no = idx
         self.stats.frames += 1
-        image = self.registration.correct(image)     # a knocked camera: back to the calibrated view
+        # a knocked camera: back to the calibrated view (the full frame warped only when looked at)
+        picture, correction = self.registration.view(image)
+        self._view, self._image, self._cur4 = (picture, correction), None, None
         cd = self.change
         if not self._started:
-            bg = self.calibration.background
+            bg, image = self.calibration.background, self._frame()
             cd.set_reference(bg if bg is not None and bg.shape == image.shape else image)
             # the empty table: where the picture equals it, nothing is present (a card went away)
             self._empty = cd.reference.copy()
             self._empty4 = self._shrink4(bg if bg is not None and bg.shape == image.shape else image)
             self._before4 = self._empty4.copy()
             self._started = True
-        moving, changed = cd.update(image, idx)
-        self._image, self._cur4 = image, None
+        moving, changed = cd.update(picture, idx, correction)
         if cd.gain is not None:            # the light changed: the models follow it
             self._empty = relit(self._empty, cd.gain)
             self._empty4, self._before4 = relit(self._empty4, cd.gain), relit(self._before4, cd.gain)
@@ -243,7 +245,7 @@ class TableWatcher:
             needs_eval = bool(np.any(region.last_motion > self._evaluated_at[region.mask])) or \
                 bool(np.any(self._evaluated_at[region.mask] < -(10 ** 9)))
             if needs_eval:
-                outcome, new_events = self._evaluate(image, idx, region)
+                outcome, new_events = self._evaluate(self._frame(), idx, region)
                 events += new_events
                 if outcome == "retry":
                     pending_left = True
@@ -560,9 +562,16 @@ class TableWatcher:
     def _shrink4(self, image: np.ndarray) -> np.ndarray:
         return cv2.resize(image, self._size4, interpolation=cv2.INTER_AREA)
 
+    def _frame(self) -> np.ndarray:
+        """This frame in the calibrated geometry (warped once, when first needed)."""
+        if self._image is None:
+            picture, correction = self._view
+            self._image = picture if correction is None else warp_to(picture, correction)
+        return self._image
+
     def _cur4_image(self) -> np.ndarray:
         if self._cur4 is None:
-            self._cur4 = self._shrink4(self._image)
+            self._cur4 = self._shrink4(self._frame())
         return self._cur4
 
     def _differs(self, cur: np.ndarray, model: np.ndarray) -> np.ndarray:
@@ -582,7 +591,7 @@ class TableWatcher:
     def _absorb(self, mask: np.ndarray) -> None:
         """This change has been handled: it is the reference now, and the table as settled."""
         self.change.absorb(mask)
-        if self._before4 is not None and self._image is not None:
+        if self._before4 is not None and self._view is not None:
             m = cv2.resize(mask.astype(np.uint8), self._size4, interpolation=cv2.INTER_NEAREST)
             m = cv2.dilate(m, np.ones((3, 3), np.uint8)).astype(bool)
             self._before4[m] = self._cur4_image()[m]

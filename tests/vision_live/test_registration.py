@@ -75,3 +75,22 @@ def test_markers_unseen_after_a_move_are_a_fault_until_seen_again():
     for _ in range(SEARCH_EVERY + 1):                      # uncovered: found at the next search
         reg.correct(knocked)
     assert reg.fault is None and reg.correction is not None and reg.moves == 1
+
+
+def test_a_still_table_after_a_knock_is_judged_through_the_correction_without_warping_each_frame():
+    from tests.vision_live.helpers import OracleRecogniser
+    from vision.calibration import calibrate
+    from vision.tracking import TableWatcher
+
+    ref, later = _table()
+    knocked = cv2.warpAffine(later, _knock((960, 540), (6.0, -4.0, 0.5)), (960, 540), borderMode=cv2.BORDER_REFLECT)
+    watcher = TableWatcher(None, calibrate(ref), OracleRecogniser())
+    for image in [ref, later] + [knocked] * (STILL_FRAMES + 1):
+        assert watcher.process(image) == []
+    assert watcher.registration.correction is not None
+    for _ in range(20):
+        assert watcher.process(knocked) == []
+        # the change detector saw its small copy brought back (no change from the empty table),
+        # and the full frame (~6 ms to warp at 1280x720) was not warped for it
+        assert not watcher.change.change.any()
+        assert watcher._image is None
