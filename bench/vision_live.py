@@ -11,14 +11,20 @@ waving and resting with no card played):
                 still there, a wrong card named)
   seat errors   right card, wrong seat
   lag           frames (and ms at the video's frame rate) from the end of the motion to the event
-  emit CPU      CPU ms of the frame that emits the placement
-  CPU/frame     per-frame CPU percentiles over all frames (rendering not timed)
+  emit CPU      CPU ms of the frame loop on the frame that emits the placement
+  CPU/frame     per-frame CPU percentiles of the frame loop over all frames (rendering not timed)
+  worker        CPU ms of each recogniser job on the watcher's worker thread (naming a card,
+                started a few frames before the still window ends; on one core it runs in the
+                gaps between frames)
 
 and the unchanged table: ms per frame with four cards lying still (target <= 2 ms).
 
 Run: ``python bench/vision_live.py`` (every sequence, 1280x720, 206 placements; long on a shared
 machine), ``--quick`` (960x540, fewer sequences), ``--finder stills`` for the finder before the
-empty table model (issue 15), ``--compare`` for both, side by side.
+empty table model (issue 15), ``--compare`` for both, side by side. ``--baseline REV``: the vision
+package of an earlier git revision watches the same frames, each frame handed to both in turn,
+and the ratios to it are printed (this machine's speed drifts by a third within minutes: a
+speed-up is only seen beside its baseline).
 
 ``--faces real``: the cards in the videos are real photographs, not drawn faces: the French
 deck enrolled from ../shared/realdata's deepPoker table photos (``table-*-1.jpg``, the club's
@@ -116,17 +122,28 @@ def real_faces(realdata: Path | None, out: Path) -> dict:
     return faces
 
 
-def run_sequence(seq: TableSequence, recogniser, finder: str, profile=None) -> tuple[list, list[float]]:
-    """Events and per-frame processing CPU ms (rendering is not timed); ``profile`` lends the faces."""
-    watcher, events, times = None, [], []
-    for image, _ in render_frames(seq, profile):
-        if watcher is None:
-            watcher = TableWatcher(None, _calibrated(seq, profile), recogniser, find_from_empty=finder == "empty")
-        t = time.thread_time()
-        ev = watcher.process(image)
-        times.append((time.thread_time() - t) * 1000)   # CPU ms: the machine may be shared
-        events += ev
-    return events, times
+def run_sequence(seq: TableSequence, recogniser, finder: str, profile=None, base=None
+                 ) -> tuple[list, list[float], list, list[float], list[float]]:
+    """Events and per-frame processing CPU ms of the frame loop (rendering is not timed);
+    ``profile`` lends the faces. ``base`` (a baseline's (TableWatcher class, recogniser), see
+    ``--baseline``): the baseline watches the same frames, taking turns at going first; its
+    events and times follow; last, the CPU ms of each recogniser job on the watcher's worker."""
+    watchers, events, times = [], ([], []), ([], [])
+    for k, (image, _) in enumerate(render_frames(seq, profile)):
+        if not watchers:
+            cal = _calibrated(seq, profile)
+            watchers.append(TableWatcher(None, cal, recogniser, find_from_empty=finder == "empty"))
+            if base is not None:
+                watchers.append(base[0](None, cal, base[1], find_from_empty=finder == "empty"))
+        for w in (range(len(watchers)) if k % 2 == 0 else reversed(range(len(watchers)))):
+            t = time.thread_time()
+            ev = watchers[w].process(image)
+            times[w].append((time.thread_time() - t) * 1000)   # CPU ms: the machine may be shared
+            events[w].extend(ev)
+    looks = list(getattr(watchers[0], "look_cpu_ms", []))
+    for w in watchers:
+        getattr(w, "close", lambda: None)()
+    return events[0], times[0], events[1], times[1], looks
 
 
 def _calibrated(seq: TableSequence, profile=None, tries: int = 10):
@@ -217,6 +234,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="the cards' faces: drawn by the renderer, or real photographs (../shared/realdata)")
     p.add_argument("--realdata", default=None, help="the real photos (default: ../shared/realdata)")
     p.add_argument("--out", default="/tmp/cardtable-realdata", help="where profiles enrolled from real photos are kept")
+    p.add_argument("--baseline", default=None, metavar="REV",
+                   help="also run the vision package of git revision REV on the same frames, frame by frame "
+                        "in turn, and print each figure's ratio to it (the machine's speed drifts)")
     args = p.parse_args(argv)
     cv2.setNumThreads(1)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -231,8 +251,14 @@ def main(argv: list[str] | None = None) -> int:
         u = unchanged_table(rec, finder, size, 150 if args.quick else 600)
         print(f"[{finder}] unchanged table (4 cards): CPU median {u['cpu_median_ms']:.2f} ms/frame, "
               f"p95 {u['cpu_p95_ms']:.2f}, p99 {u['cpu_p99_ms']:.2f} ({u['frames']} frames; target <= 2 ms)")
+    base_pkg, base_recs, pooled_base, base_hits = None, {}, {f: {"emit": [], "times": []} for f in finders}, Counter()
+    if args.baseline:
+        import baseline
+        pkg = baseline.vision_at(args.baseline)
+        base_pkg = (baseline.submodule(pkg, "tracking"), baseline.submodule(pkg, "recognise"))
+        print(f"  baseline: vision at {args.baseline} ({pkg.__name__}), on the same frames in turn")
     totals = {f: Counter() for f in finders}
-    pooled = {f: {"lag": [], "emit": [], "times": []} for f in finders}
+    pooled = {f: {"lag": [], "emit": [], "times": [], "looks": []} for f in finders}
     hdr = f"{'sequence':32s}" + "".join(f" | {f + ': recall unnamed false seat':38s}" for f in finders)
     print(hdr)
     faces = None
@@ -249,8 +275,19 @@ def main(argv: list[str] | None = None) -> int:
         for finder in finders:
             key = (seq.deck_id, id(profile))
             rec = recs.get(key) or recs.setdefault(key, Recogniser(profile or synthetic_profile(seq.deck_id)))
-            events, times = run_sequence(seq, rec, finder, profile)
+            base = None
+            if args.baseline:
+                base_rec = base_recs.get(key) or base_recs.setdefault(
+                    key, base_pkg[1].Recogniser(profile or synthetic_profile(seq.deck_id)))
+                base = (base_pkg[0].TableWatcher, base_rec)
+            events, times, base_events, base_times, looks = run_sequence(seq, rec, finder, profile, base)
+            pooled[finder]["looks"] += looks
             s = score(seq, events, times)
+            if base is not None:
+                b = score(seq, base_events, base_times)
+                for k in ("emit", "times"):
+                    pooled_base[finder][k] += b[k]
+                base_hits[finder] += b["hit"]
             for k in ("placements", "hit", "unnamed", "false", "seat"):
                 totals[finder][k] += s[k]
             for k in ("lag", "emit", "times"):
@@ -270,6 +307,19 @@ def main(argv: list[str] | None = None) -> int:
               f"(Pi 4 targets on one x86 core: median <= 12 ms, p99 <= 30 ms)")
         print(f"[{finder}] CPU per frame, all frames: p50 {_pct(pl['times'], 50):.2f} ms, p90 "
               f"{_pct(pl['times'], 90):.2f}, p99 {_pct(pl['times'], 99):.1f}, max {max(pl['times'], default=0):.1f}")
+        if pl["looks"]:
+            print(f"[{finder}] recogniser jobs on the watcher's worker thread (started LOOK_AHEAD frames before "
+                  f"the still window ends): {len(pl['looks'])}, CPU median {_pct(pl['looks'], 50):.1f} ms, "
+                  f"p99 {_pct(pl['looks'], 99):.1f}, max {max(pl['looks']):.1f}")
+        if args.baseline:
+            b = pooled_base[finder]
+            print(f"[{finder}] baseline {args.baseline}: recall {base_hits[finder]}/{t['placements']}; emitting frame "
+                  f"CPU median {_pct(b['emit'], 50):.1f} ms, p99 {_pct(b['emit'], 99):.1f} ms; all frames p99 "
+                  f"{_pct(b['times'], 99):.1f}, max {max(b['times'], default=0):.1f}")
+            print(f"[{finder}] ratio to the baseline: emitting frame median "
+                  f"{_pct(pl['emit'], 50) / _pct(b['emit'], 50):.2f}, p99 {_pct(pl['emit'], 99) / _pct(b['emit'], 99):.2f}; "
+                  f"all frames p99 {_pct(pl['times'], 99) / _pct(b['times'], 99):.2f}, "
+                  f"max {max(pl['times'], default=0) / max(max(b['times'], default=0), 1e-9):.2f}")
     print(f"  machine load average at end: {os.getloadavg()[0]:.1f}")
     return 0
 

@@ -1,11 +1,14 @@
 """Tracking: from frames to trustworthy card events ("seat 2 played hearts/king").
 
 :class:`TableWatcher` is the whole live pipeline for one frame at a time; the controller owns the
-loop and calls :meth:`TableWatcher.process` per frame (no threads inside). The rules it keeps:
+loop and calls :meth:`TableWatcher.process` per frame. The recogniser is asked on one worker thread
+(:mod:`vision.look_worker`), started a few frames before the answer is due. The rules it keeps:
 
 * **Cheap first.** :class:`~vision.change.ChangeDetector` looks at every frame; the recogniser
   runs only on changed regions that have been *settled* (nothing moved in them) for
-  ``still_frames`` frames, and only once per settling.
+  ``still_frames`` frames, and only once per settling: started ``look_ahead`` frames early on
+  the worker, its answer taken when the window ends if nothing moved or changed meanwhile (else
+  it is asked again then), so events keep their frames and order.
 * **New cards are found from the empty table.** The watcher keeps the table as it was empty
   and as it last settled (quarter size, colour; both follow changes of light, never a card or
   a hand); a new card is the card-shaped part of the settled change, the change from the
@@ -31,8 +34,9 @@ loop and calls :meth:`TableWatcher.process` per frame (no threads inside). The r
 from __future__ import annotations
 
 import itertools
+from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Callable, Collection, Iterator, Protocol, Sequence
+from typing import Callable, Collection, Iterator, Protocol, Sequence, TypeVar
 
 import cv2
 import numpy as np
@@ -41,6 +45,7 @@ from vision.calibration import Calibration
 from vision.change import ChangeDetector, Region, light_changed, light_field, relit
 from vision.finder import refine_quad
 from vision.geometry import order_quad, quad_sides
+from vision.look_worker import LookWorker
 from vision.registration import Registration, warp_to
 
 EVENTS = ("placed", "removed", "needs_confirmation", "cleared")
@@ -59,6 +64,11 @@ REGION_JOIN = 0.5    # of a card's short side: changed patches closer than this 
 #   its pip columns is ~45 % of its width; split, one half settled and was judged empty before
 #   the other was still (a real 4 of hearts, bench/vision_live.py --faces real --quick)
 TOUCHED = 0.25       # share of a known card's visible area that changed: it moved (or went)
+LOOK_AHEAD = 3       # frames before a region's still window ends that its look starts on the worker:
+#   naming takes ~10 ms on one x86 core (bench/vision_live.py), ~3-4x that on a Pi 4 and up to
+#   ~100 ms at its p99 there; 3 frames at 30 fps leave that much, so the frame loop never waits
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -122,6 +132,8 @@ class WatcherStats:
     recognise_calls: int = 0
     deferred: int = 0        # region evaluations put off because something unexplained was there
     absorbed: int = 0        # long-still unexplained regions accepted as the new reference
+    early_looks: int = 0     # looks started before the still window ended (LOOK_AHEAD)
+    early_used: int = 0      # ... whose answer still held when it ended
 
 
 Candidates = Callable[[], Collection[str]] | Collection[str] | None
@@ -137,7 +149,8 @@ class TableWatcher:
     def __init__(self, source, calibration: Calibration, recogniser: RecogniserLike,
                  candidates: Candidates = None, *, still_frames: int = 8, confirm_attempts: int = 3,
                  min_confidence: float = 0.0, absorb_frames: int = 150, occluder_fraction: float = 0.35,
-                 change_threshold: int = 18, motion_threshold: int = 12, find_from_empty: bool = True) -> None:
+                 change_threshold: int = 18, motion_threshold: int = 12, find_from_empty: bool = True,
+                 look_ahead: int = LOOK_AHEAD) -> None:
         self.source = source
         self.calibration = calibration
         self.recogniser = recogniser
@@ -182,6 +195,11 @@ class TableWatcher:
         self._image: np.ndarray | None = None                             # ... corrected (see _frame)
         self._cur4: np.ndarray | None = None
         self._mask4: np.ndarray | None = None
+        # the recogniser's worker (look_ahead 0: asked on the caller's thread, as it was)
+        self.look_ahead = max(0, min(int(look_ahead), self.still_frames - 1))
+        self._worker = LookWorker() if self.look_ahead else None
+        self._early: list[_EarlyLook] = []
+        self._epoch = 0          # counts changes of what a look depends on (cards, models, light)
 
     # -- public -----------------------------------------------------------------------------------
     def candidates(self) -> Collection[str] | None:
@@ -195,13 +213,26 @@ class TableWatcher:
         normally owns the loop and calls :meth:`process`)."""
         if self.source is None:
             raise ValueError("TableWatcher.run needs a source")
-        while True:
-            frame = self.source.read()
-            if frame is None:
-                if getattr(self.source, "finished", True):
-                    return
-                continue
-            yield from self.process(frame)
+        try:
+            while True:
+                frame = self.source.read()
+                if frame is None:
+                    if getattr(self.source, "finished", True):
+                        return
+                    continue
+                yield from self.process(frame)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Stop the recogniser's worker (after what it is doing); the watcher may not be used after."""
+        if self._worker is not None:
+            self._worker.close()
+
+    @property
+    def look_cpu_ms(self) -> list[float]:
+        """Thread CPU of each recogniser job on the worker (empty without one)."""
+        return [] if self._worker is None else self._worker.cpu_ms
 
     def process(self, frame) -> list[CardEvent]:
         """Take one frame (a ``Frame`` with ``index`` and ``image``, or a bare BGR array)."""
@@ -226,6 +257,7 @@ class TableWatcher:
             self._started = True
         moving, changed = cd.update(picture, idx, correction)
         if cd.gain is not None:            # the light changed: the models follow it
+            self._epoch += 1
             self._empty = relit(self._empty, cd.gain)
             self._empty4, self._before4 = relit(self._empty4, cd.gain), relit(self._before4, cd.gain)
         self.last_events = []
@@ -241,10 +273,11 @@ class TableWatcher:
             still_for = idx - region.last_motion
             if still_for < self.still_frames:
                 pending_left = True
+                if self._worker is not None and still_for == self.still_frames - self.look_ahead \
+                        and self._needs_eval(region):
+                    self._start_look(region)
                 continue
-            needs_eval = bool(np.any(region.last_motion > self._evaluated_at[region.mask])) or \
-                bool(np.any(self._evaluated_at[region.mask] < -(10 ** 9)))
-            if needs_eval:
+            if self._needs_eval(region):
                 outcome, new_events = self._evaluate(self._frame(), idx, region)
                 events += new_events
                 if outcome == "retry":
@@ -261,10 +294,49 @@ class TableWatcher:
         quiet = idx - int(cd.last_motion.max()) >= self.still_frames and not pending_left
         if quiet and self._has_missing():
             events += self._remove_missing(idx, hidden)
+        self._early = [e for e in self._early if e.epoch == self._epoch]    # no longer to be taken
         self.last_events = events
         return events
 
     # -- internals --------------------------------------------------------------------------------
+    def _needs_eval(self, region: Region) -> bool:
+        """The region moved since it was last looked at (or never was)."""
+        at = self._evaluated_at[region.mask]
+        return bool(np.any(region.last_motion > at)) or bool(np.any(at < -(10 ** 9)))
+
+    def _look_candidates(self) -> set[str] | None:
+        """The cards a look may name: the game's candidates and the cards already on the table."""
+        cands = self.candidates()
+        return None if cands is None else set(cands) | {c.card for c in self.cards if c.card is not None}
+
+    def _ask(self, job: Callable[[], T]) -> T:
+        """Run a recogniser job now (on the worker when there is one: the recogniser is only
+        ever used by one thread)."""
+        return job() if self._worker is None else self._worker.run(job)
+
+    def _start_look(self, region: Region) -> None:
+        """Start the first look at a settling region on the worker (see LOOK_AHEAD)."""
+        if self._attempts.get(self._region_key(region), 0):
+            return                       # retries are asked when due
+        self._early = [e for e in self._early if not (e.mask & region.mask).any()]
+        cands = self._look_candidates()
+        job = self._plan_look(self._frame(), region, self._roi(region, 0), cands, 0)
+        self._early.append(_EarlyLook(region.mask, region.last_motion, self._epoch, cands,
+                                      self._worker.submit(job)))
+        self.stats.early_looks += 1
+
+    def _take_early(self, region: Region, cands, attempt: int) -> Future | None:
+        """The look started early at this region, if it still answers the question asked now:
+        nothing moved there since (same last motion), nothing it depends on changed."""
+        for e in self._early:
+            if e.last_motion == region.last_motion and (e.mask & region.mask).any():
+                self._early.remove(e)
+                if e.epoch == self._epoch and e.cands == cands and attempt == 0:
+                    self.stats.early_used += 1
+                    return e.future
+                return None
+        return None
+
     def _region_join(self) -> int:
         """Small pixels by which changed patches are grown into one region (see REGION_JOIN)."""
         return max(2, int(np.ceil(REGION_JOIN * self.card_px[0] / self.change.sx / 2)))
@@ -312,14 +384,13 @@ class TableWatcher:
     def _evaluate(self, image: np.ndarray, idx: int, region: Region) -> tuple[str, list[CardEvent]]:
         """Look at one settled region: match what the recogniser sees against what we know."""
         zones = self.calibration.zones
-        cands = self.candidates()
-        if cands is not None:
-            cands = set(cands) | {c.card for c in self.cards if c.card is not None}
+        cands = self._look_candidates()
         attempt = self._attempts.get(self._region_key(region), 0)
         roi = self._roi(region, attempt)
         self.stats.recognise_calls += 1
         dets = [d for d in self._look(image, region, roi, cands, attempt)
                 if zones.in_trick_area(np.asarray(d.quad).mean(axis=0))]
+        self._epoch += 1       # whatever this finds, a look started before it is stale
         local = [c for c in self.cards if self._in_region(region, c.centre)]
 
         # is everything that changed explained by cards (seen now, or gone from where they were)?
@@ -445,43 +516,62 @@ class TableWatcher:
         return "done", events
 
     def _look(self, image: np.ndarray, region: Region, roi, cands, attempt: int) -> list:
-        """The cards in a settled region: from the empty table when it can, else the stills finder."""
+        """The cards in a settled region (the answer of the look started early, when it holds)."""
+        early = self._take_early(region, cands, attempt)
+        if early is not None:
+            return early.result()
+        return self._ask(self._plan_look(image, region, roi, cands, attempt))
+
+    def _plan_look(self, image: np.ndarray, region: Region, roi, cands, attempt: int) -> Callable[[], list]:
+        """A look at a settled region in two parts: what reads or changes the watcher's models
+        runs now (the new quads, from the empty table when it can); what only asks the
+        recogniser is returned, to run on the worker."""
         last = attempt == self.confirm_attempts - 1
-        if self.find_from_empty:
-            if region.area_small < SPECK * self.card_area_small and \
-                    not any(self._in_region(region, c.centre) for c in self.cards):
-                return []      # a speck (noise, light drifting over the threshold) holds no new card
-            new, kept, present = self._new_quads(image, region)
-            card_area4 = self.card_px[0] * self.card_px[1] / (self._f4[0] * self._f4[1])
-            if not new and not kept and present < SPECK * card_area4:
-                return []      # the region is the empty table again (a trick gathered): nothing lies there
-            read = [d for d in (self.recogniser.read_quad(image, q, cands) for q in new) if d is not None]
-            if (new or kept) and not (last and not any(d.card is not None or not d.face_up for d in read)):
-                return self._from_empty(image, region, cands, read, kept, last)
-        # The stills finder reads the region: without an empty-table model; where the table
-        # changed and settled but no card-shaped difference shows (the calibration's card
-        # size a poor guess before any card is seen: the demo room's cards are 7.8x its area,
-        # beyond UNKNOWN_SIZE); and at the last look when the new quads explain nothing (no
-        # card named, no back).
         # (the last look's finder sees the whole table; keypoints and indices are sought
         # around the region only)
-        return list(self.recogniser.recognise(image, candidates=cands, roi=roi,
-                                              search=self._roi(region) if last else None))
+        search = self._roi(region) if last else None
 
-    def _from_empty(self, image: np.ndarray, region: Region, cands, read: list, kept: list, last: bool) -> list:
+        def stills() -> list:
+            return list(self.recogniser.recognise(image, candidates=cands, roi=roi, search=search))
+
+        if not self.find_from_empty:
+            return stills
+        if region.area_small < SPECK * self.card_area_small and \
+                not any(self._in_region(region, c.centre) for c in self.cards):
+            return list        # a speck (noise, light drifting over the threshold) holds no new card
+        new, kept, present = self._new_quads(image, region)
+        card_area4 = self.card_px[0] * self.card_px[1] / (self._f4[0] * self._f4[1])
+        if not new and not kept and present < SPECK * card_area4:
+            return list        # the region is the empty table again (a trick gathered): nothing lies there
+        near, card_long = self._roi(region), self.card_long
+
+        def from_empty() -> list:
+            read = [d for d in (self.recogniser.read_quad(image, q, cands) for q in new) if d is not None]
+            if (new or kept) and not (last and not any(d.card is not None or not d.face_up for d in read)):
+                return self._from_empty(image, near, card_long, cands, read, kept, last)
+            # The stills finder reads the region: where the table changed and settled but no
+            # card-shaped difference shows (the calibration's card size a poor guess before
+            # any card is seen: the demo room's cards are 7.8x its area, beyond UNKNOWN_SIZE);
+            # and at the last look when the new quads explain nothing (no card named, no back).
+            return stills()
+        return from_empty
+
+    def _from_empty(self, image: np.ndarray, near: tuple[int, int, int, int], card_long: float, cands,
+                    read: list, kept: list, last: bool) -> list:
         """The region's cards from the empty-table model: the new quads as read, the known
-        cards still lying there untouched."""
+        cards still lying there untouched (``near``: the region's box with context). Runs on
+        the worker: reads no state the frame loop changes."""
         # a known card read elsewhere moved there (nudged): it is not also where it was
         ids = {d.card for d in read if d.face_up and d.card is not None}
         kept = [k for k in kept if not (k.card in ids or (not k.face_up and any(
-            not d.face_up and np.linalg.norm(d.quad.mean(axis=0) - k.quad.mean(axis=0)) < 0.5 * self.card_long
+            not d.face_up and np.linalg.norm(d.quad.mean(axis=0) - k.quad.mean(axis=0)) < 0.5 * card_long
             for d in read)))]
         dets = kept + read
         unnamed = [d for d in read if d.face_up and d.card is None]
         if unnamed and last:
             # last look at a card the quad's reading leaves unnamed: the stills recogniser's
             # own finding and keypoints, for a named card lying there
-            named = [d for d in self.recogniser.recognise(image, candidates=cands, roi=self._roi(region))
+            named = [d for d in self.recogniser.recognise(image, candidates=cands, roi=near)
                      if d.card is not None]
             for u in unnamed:
                 hit = [d for d in named if _inside(u.quad, np.asarray(d.quad, np.float32).mean(axis=0))]
@@ -590,6 +680,7 @@ class TableWatcher:
 
     def _absorb(self, mask: np.ndarray) -> None:
         """This change has been handled: it is the reference now, and the table as settled."""
+        self._epoch += 1
         self.change.absorb(mask)
         if self._before4 is not None and self._view is not None:
             m = cv2.resize(mask.astype(np.uint8), self._size4, interpolation=cv2.INTER_NEAREST)
@@ -650,7 +741,8 @@ class TableWatcher:
             except ImportError:
                 pass
             q = order_quad(quad)
-            card, conf, _margin = identify(warp_face(image, q, profile.face_size), cands)
+            face = warp_face(image, q, profile.face_size)
+            card, conf, _margin = self._ask(lambda: identify(face, cands))
             return card, float(conf), q
         except Exception:          # a failed look is an unsure card, never a crash
             return None, 0.0, quad
@@ -685,6 +777,7 @@ class TableWatcher:
         gone = sorted((c for c in self.cards if c.missing and not (self._quad_mask([c.quad], 0) & hidden).any()),
                       key=lambda c: c.seq)
         gone_ids = {id(c) for c in gone}
+        self._epoch += bool(gone)
         self.cards = [c for c in self.cards if id(c) not in gone_ids]
         events = [CardEvent(idx, "removed", c.seat, c.card, c.face_up, 1.0) for c in gone]
         if gone and not self.cards:
@@ -695,10 +788,22 @@ class TableWatcher:
         """The referee confirmed what an unidentified card is; True if one was waiting at ``seat``."""
         for c in self.cards:
             if c.card is None and c.face_up and c.seat == seat:
+                self._epoch += 1
                 c.card = card
                 c.confidence = 1.0
                 return True
         return False
+
+
+@dataclass(eq=False)
+class _EarlyLook:
+    """A look started on the worker before its region's still window ended."""
+
+    mask: np.ndarray                # the region (small grid) when it was started
+    last_motion: int                # ... and its last motion then: a later one makes it stale
+    epoch: int                      # TableWatcher._epoch then: a change since makes it stale
+    cands: set[str] | None
+    future: Future
 
 
 @dataclass(frozen=True)

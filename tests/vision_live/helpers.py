@@ -2,6 +2,7 @@
 tracking tests check the tracker alone; and a runner that renders a sequence through a watcher."""
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 
 import cv2
@@ -31,11 +32,19 @@ class OracleRecogniser:
         self.truth = []
         self.unreadable = set(unreadable)
         self.calls: list[tuple] = []
+        self._shown: deque = deque(maxlen=16)     # (frame, its truth): kept alive, so ids stay unique
+
+    def show(self, image, truth) -> None:
+        """What the renderer drew in ``image``: a look started early on the watcher's worker
+        thread may run after the next frame is shown, and must see its own frame's truth."""
+        self.truth = truth
+        self._shown.append((image, truth))
 
     def recognise(self, image, candidates=None, roi=None, search=None):
         self.calls.append((roi, None if candidates is None else frozenset(candidates)))
         out = []
-        for t in self.truth:
+        truth = next((t for im, t in self._shown if im is image), self.truth)
+        for t in truth:
             if t.visible_fraction < 0.4:
                 continue
             cx, cy = t.quad.mean(axis=0)
@@ -59,7 +68,7 @@ def run(seq: TableSequence, recogniser=None, *, oracle: bool = True, **watcher_k
         if watcher is None:
             watcher = TableWatcher(None, calibrate(image), rec, **watcher_kw)
         if oracle:
-            rec.truth = truth
+            rec.show(image, truth)
         events += watcher.process(image)
     return events, watcher
 

@@ -58,7 +58,7 @@ def test_candidates_include_cards_already_on_the_table():
     events, watcher = [], None
     for image, truth in render_frames(b.build()):
         watcher = watcher or TableWatcher(None, calibrate(image), rec, candidates=lambda: unplayed)
-        rec.truth = truth
+        rec.show(image, truth)
         for e in watcher.process(image):
             events.append(e)
             unplayed.discard(e.card)

@@ -19,7 +19,7 @@ def _watched():
     rec, watcher, recent, last = OracleRecogniser(), None, Recent(), None
     for image, truth in render_frames(b.build()):
         watcher = watcher or TableWatcher(None, calibrate(image), rec)
-        rec.truth = truth
+        rec.show(image, truth)
         recent.extend(watcher.process(image))
         last = image
     return watcher, recent, last
