@@ -321,8 +321,12 @@ class TableWatcher:
         self._early = [e for e in self._early if not (e.mask & region.mask).any()]
         cands = self._look_candidates()
         job = self._plan_look(self._frame(), region, self._roi(region, 0), cands, 0)
-        self._early.append(_EarlyLook(region.mask, region.last_motion, self._epoch, cands,
-                                      self._worker.submit(job)))
+        if job is None:
+            future: Future = Future()
+            future.set_result([])
+        else:
+            future = self._worker.submit(job)
+        self._early.append(_EarlyLook(region.mask, region.last_motion, self._epoch, cands, future))
         self.stats.early_looks += 1
 
     def _take_early(self, region: Region, cands, attempt: int) -> Future | None:
@@ -520,12 +524,13 @@ class TableWatcher:
         early = self._take_early(region, cands, attempt)
         if early is not None:
             return early.result()
-        return self._ask(self._plan_look(image, region, roi, cands, attempt))
+        job = self._plan_look(image, region, roi, cands, attempt)
+        return [] if job is None else self._ask(job)
 
-    def _plan_look(self, image: np.ndarray, region: Region, roi, cands, attempt: int) -> Callable[[], list]:
+    def _plan_look(self, image: np.ndarray, region: Region, roi, cands, attempt: int) -> Callable[[], list] | None:
         """A look at a settled region in two parts: what reads or changes the watcher's models
         runs now (the new quads, from the empty table when it can); what only asks the
-        recogniser is returned, to run on the worker."""
+        recogniser is returned, to run on the worker (None: nothing there to ask about)."""
         last = attempt == self.confirm_attempts - 1
         # (the last look's finder sees the whole table; keypoints and indices are sought
         # around the region only)
@@ -538,11 +543,11 @@ class TableWatcher:
             return stills
         if region.area_small < SPECK * self.card_area_small and \
                 not any(self._in_region(region, c.centre) for c in self.cards):
-            return list        # a speck (noise, light drifting over the threshold) holds no new card
+            return None        # a speck (noise, light drifting over the threshold) holds no new card
         new, kept, present = self._new_quads(image, region)
         card_area4 = self.card_px[0] * self.card_px[1] / (self._f4[0] * self._f4[1])
         if not new and not kept and present < SPECK * card_area4:
-            return list        # the region is the empty table again (a trick gathered): nothing lies there
+            return None        # the region is the empty table again (a trick gathered): nothing lies there
         near, card_long = self._roi(region), self.card_long
 
         def from_empty() -> list:
