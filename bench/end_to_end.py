@@ -117,13 +117,14 @@ def main() -> int:
     quiet_cpu: list[float] = []
     card_cpu: list[float] = []
     beyond: list[float] = []
+    which: list[str] = []            # the card behind each latency (the slowest are named)
     total: list[float] = []
     cards = 0
     frame_dt = 1 / FPS
     next_t = time.perf_counter()
 
     def feed(image, n):
-        """Feed n frames at 30 fps; returns [(wall time fed, seq after, thread cpu)] per frame."""
+        """Feed n frames at 30 fps; returns [(wall time fed, seq after, thread cpu, step's wall time)] per frame."""
         nonlocal next_t
         out = []
         camera.push(image, n)
@@ -135,7 +136,7 @@ def main() -> int:
             fed = time.perf_counter()
             c0 = time.thread_time()
             t.step()
-            out.append((fed, t.ts.seq, time.thread_time() - c0))
+            out.append((fed, t.ts.seq, time.thread_time() - c0, time.perf_counter() - fed))
             clock.advance(frame_dt)
         return out
 
@@ -163,6 +164,8 @@ def main() -> int:
                 time.sleep(0.001)
             if frames[hit][1] in received:
                 beyond.append((received[frames[hit][1]] - frames[hit][0]) * 1000)
+                which.append(f"card {cards + 1} ({ev['card']}, seat {ev['seat']}, frame CPU {frames[hit][2] * 1000:.0f} ms, "
+                             f"wall {frames[hit][3] * 1000:.0f} ms)")
                 total.append((received[frames[hit][1]] - first_still) * 1000)
             card_cpu.append(frames[hit][2] * 1000)
             quiet_cpu += [f[2] * 1000 for k, f in enumerate(frames) if k > hit]
@@ -184,6 +187,8 @@ def main() -> int:
     if beyond:
         print(f"  debounce complete -> state on subscriber: median {statistics.median(beyond):6.1f} ms   "
               f"p99 {pct(beyond, 99):6.1f} ms   (n={len(beyond)}; target <= 50 ms)")
+        worst = sorted(range(len(beyond)), key=lambda k: -beyond[k])[:3]
+        print("  slowest: " + "; ".join(f"{beyond[k]:.0f} ms {which[k]}" for k in worst))
         print(f"  first still frame -> state on subscriber: median {statistics.median(total):6.1f} ms   "
               f"p99 {pct(total, 99):6.1f} ms")
     print(f"  controller CPU per frame (table loop thread): unchanged table median {statistics.median(quiet_cpu):5.2f} ms, "
