@@ -559,7 +559,8 @@ class TableWatcher:
                 return self._from_empty(image, near, card_long, cands, read, kept, last)
             # The stills finder reads the region: where the table changed and settled but no
             # card-shaped difference shows (the calibration's card size a poor guess before
-            # any card is seen: the demo room's cards are 7.8x its area, beyond UNKNOWN_SIZE);
+            # any card is seen: a table calibrated without its size, whose cards can be beyond
+            # UNKNOWN_SIZE, as the demo room's were at 7.8x the guess);
             # and at the last look when the new quads explain nothing (no card named, no back).
             return stills()
         return from_empty
