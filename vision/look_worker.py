@@ -11,10 +11,12 @@ worker, so the recogniser (whose caches are not thread-safe) is only ever used b
 from __future__ import annotations
 
 import time
+from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Callable, TypeVar
 
 T = TypeVar("T")
+CPU_KEPT = 4096      # jobs whose CPU time is kept (a match night has a few thousand)
 
 
 class LookWorker:
@@ -22,7 +24,8 @@ class LookWorker:
 
     def __init__(self) -> None:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="card-look")
-        self.cpu_ms: list[float] = []     # thread CPU of each job (for bench/vision_live.py)
+        # thread CPU of the latest jobs (bench/vision_live.py), bounded: a table runs all night
+        self.cpu_ms: deque[float] = deque(maxlen=CPU_KEPT)
 
     def submit(self, job: Callable[[], T]) -> "Future[T]":
         """Run ``job`` after the jobs given before it; its answer (or exception) in the future."""

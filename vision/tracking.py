@@ -233,8 +233,8 @@ class TableWatcher:
 
     @property
     def look_cpu_ms(self) -> list[float]:
-        """Thread CPU of each recogniser job on the worker (empty without one)."""
-        return [] if self._worker is None else self._worker.cpu_ms
+        """Thread CPU of the latest recogniser jobs on the worker (empty without one)."""
+        return [] if self._worker is None else list(self._worker.cpu_ms)
 
     def process(self, frame) -> list[CardEvent]:
         """Take one frame (a ``Frame`` with ``index`` and ``image``, or a bare BGR array)."""
