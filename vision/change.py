@@ -16,6 +16,8 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from vision.geometry import warp_to
+
 
 # A change of light (a lamp, auto-exposure, clouds) changes the whole table smoothly; a card or a
 # hand changes a card-sized patch. Measured on the ``lamp`` sequences of bench/vision_live.py:
@@ -195,8 +197,7 @@ class ChangeDetector:
         mid = (sw * CORRECT_SCALE, sh * CORRECT_SCALE)
         s = np.diag([mid[0] / self.image_size[0], mid[1] / self.image_size[1], 1.0])
         g = cv2.resize(grey, mid, interpolation=cv2.INTER_AREA)
-        g = cv2.warpPerspective(g, s @ correction @ np.linalg.inv(s), mid, flags=cv2.INTER_LINEAR,
-                                borderMode=cv2.BORDER_REPLICATE)
+        g = warp_to(g, s @ correction @ np.linalg.inv(s), mid)
         return cv2.resize(g, self.small_size, interpolation=cv2.INTER_AREA)
 
     def set_reference(self, image_bgr: np.ndarray) -> None:

@@ -61,3 +61,10 @@ def rect_quad(centre: tuple[float, float], w: float, h: float, angle_deg: float)
 def polygon_area(q: np.ndarray) -> float:
     """Area of a simple polygon."""
     return float(abs(cv2.contourArea(np.asarray(q, np.float32).reshape(-1, 1, 2))))
+
+
+def warp_to(image: np.ndarray, homography: np.ndarray, size: tuple[int, int] | None = None) -> np.ndarray:
+    """``image`` through the 3x3 ``homography`` (output ``size`` (w, h), default the image's own),
+    edges replicated: a knocked camera's frame brought back to the calibrated view."""
+    return cv2.warpPerspective(image, homography, size or (image.shape[1], image.shape[0]),
+                               flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)

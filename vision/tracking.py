@@ -44,9 +44,9 @@ import numpy as np
 from vision.calibration import Calibration
 from vision.change import ChangeDetector, Region, light_changed, light_field, relit
 from vision.finder import refine_quad
-from vision.geometry import order_quad, quad_sides
+from vision.geometry import order_quad, quad_sides, warp_to
 from vision.look_worker import LookWorker
-from vision.registration import Registration, warp_to
+from vision.registration import Registration
 
 EVENTS = ("placed", "removed", "needs_confirmation", "cleared")
 # A face whose centre lies within this many card widths of a known face-down card's is that card
