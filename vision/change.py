@@ -19,12 +19,13 @@ import numpy as np
 from vision.geometry import warp_to
 
 
-# A change of light (a lamp, auto-exposure, clouds) changes the whole table smoothly; a card or a
-# hand changes a card-sized patch. Measured on the ``lamp`` sequences of bench/vision_live.py:
 CORRECT_SCALE = 4      # a knocked camera's small image is warped at this many times the small size.
 #   bench/registration.py, every rendered cloth knocked 6 px: it then differs from the calibrated
 #   one by at most 10 grey levels (the fine cloth; warped at 2x: 29, 1x: 76, over the change
 #   threshold of 18; the full frame warped: 5), for ~0.6 ms a frame against ~2.8 ms
+
+# A change of light (a lamp, auto-exposure, clouds) changes the whole table smoothly; a card or a
+# hand changes a card-sized patch. Measured on the ``lamp`` sequences of bench/vision_live.py:
 LIGHT_TRIGGER = 0.02   # share of the table changed before a change of light is looked for (a card
 #   is ~2 %: a drift crossing the change threshold in patches is caught before they settle)
 LIGHT_INLIERS = 0.6    # share of the table a smooth gain must explain to be taken for light
