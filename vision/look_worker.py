@@ -1,6 +1,6 @@
 """Naming cards off the frame loop: one worker thread asks the recogniser, one question at a time.
 
-Naming a new card (fitting templates, duels) costs ~10 ms on one x86 core and ~40 ms on a Pi 4:
+Naming a new card (fitting templates, duels) costs ~15 ms on one x86 core and ~50 ms on a Pi 4:
 more than a frame's share at 30 fps. The watcher therefore starts the look at a settling region
 a few frames *before* its debounce window ends (:data:`vision.tracking.LOOK_AHEAD`), on this
 worker, and takes the answer at the frame where the card has been still long enough, exactly

@@ -67,8 +67,10 @@ REGION_JOIN = 0.5    # of a card's short side: changed patches closer than this 
 #   the other was still (a real 4 of hearts, bench/vision_live.py --faces real --quick)
 TOUCHED = 0.25       # share of a known card's visible area that changed: it moved (or went)
 LOOK_AHEAD = 3       # frames before a region's still window ends that its look starts on the worker:
-#   naming takes ~10 ms on one x86 core (bench/vision_live.py), ~3-4x that on a Pi 4 and up to
-#   ~100 ms at its p99 there; 3 frames at 30 fps leave that much, so the frame loop never waits
+#   naming takes ~15 ms median on one x86 core (bench/vision_live.py), ~3-4x that on a Pi 4; the
+#   3 frames at 30 fps (100 ms) cover that. Its p99 (47 ms x86, a last look with the stills
+#   finder) does not fit on a Pi: there the frame loop waits for those rare looks. A design
+#   choice, not tuned on a Pi (none here); up to still_frames - 1 is allowed
 
 T = TypeVar("T")
 
