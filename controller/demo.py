@@ -96,7 +96,7 @@ class Room:
         from vision.calibration import calibrate, paste_markers
         from vision.synthetic import synthetic_profile      # built once, then from the user's cache
         from vision.synthetic.render import card_long_side
-        from vision.table import DEFAULT_CARD_MM, TableConfig
+        from vision.table import measured_table
 
         self.profile = synthetic_profile(deck_id)
         self.seed = seed
@@ -111,10 +111,7 @@ class Room:
         # calibrated as a club does (`cardtable calibrate --size WxH`): the table measured between
         # the markers, so the card size is known from the first card (the default guess is 7.8x
         # too small here, and the first card would be read by the slower stills finder)
-        px_per_mm = card_long_side(SIZE) / max(DEFAULT_CARD_MM)
-        c = self.corners
-        table = TableConfig(float(np.linalg.norm(c[1] - c[0])) / px_per_mm,
-                            float(np.linalg.norm(c[2] - c[1])) / px_per_mm, clockwise=clockwise, source="demo room")
+        table = measured_table(self.corners, card_long_side(SIZE), clockwise=clockwise, source="demo room")
         self.calibration = calibrate(empty, table, clockwise=clockwise)
         self.spots = []
         centre = self.corners.mean(axis=0)

@@ -57,6 +57,16 @@ class TableConfig:
         return np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
 
 
+def measured_table(marker_centres: np.ndarray, card_long_px: float, card_mm: tuple[float, float] = DEFAULT_CARD_MM,
+                   clockwise: bool = False, source: str = "measured") -> TableConfig:
+    """The table a club would measure in a picture whose markers 0..3 lie at ``marker_centres``
+    and whose cards are ``card_long_px`` long (rendered tables: the demo room, test videos)."""
+    c = np.asarray(marker_centres, np.float64)
+    px_per_mm = card_long_px / max(card_mm)
+    return TableConfig(float(np.linalg.norm(c[1] - c[0])) / px_per_mm, float(np.linalg.norm(c[2] - c[1])) / px_per_mm,
+                       tuple(card_mm), clockwise, source=source)
+
+
 _TABLE_KEYS = {"width_mm", "height_mm", "card_mm", "clockwise"}
 _TOP_KEYS = {"table", "seat", "trick_area"}
 

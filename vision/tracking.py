@@ -536,9 +536,10 @@ class TableWatcher:
         runs now (the new quads, from the empty table when it can); what only asks the
         recogniser is returned, to run on the worker (None: nothing there to ask about)."""
         last = attempt == self.confirm_attempts - 1
+        near, card_long = self._roi(region), self.card_long
         # (the last look's finder sees the whole table; keypoints and indices are sought
         # around the region only)
-        search = self._roi(region) if last else None
+        search = near if last else None
 
         def stills() -> list:
             return list(self.recogniser.recognise(image, candidates=cands, roi=roi, search=search))
@@ -553,7 +554,6 @@ class TableWatcher:
         card_area4 = self.card_px[0] * self.card_px[1] / (self._f4[0] * self._f4[1])
         if not new and not kept and present < SPECK * card_area4:
             return None        # the region is the empty table again (a trick gathered): nothing lies there
-        near, card_long = self._roi(region), self.card_long
 
         def from_empty() -> list:
             read = [d for d in (self.recogniser.read_quad(image, q, cands) for q in new) if d is not None]

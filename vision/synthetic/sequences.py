@@ -85,13 +85,14 @@ class TableSequence:
         """The table this video shows, in millimetres, as a ``--table`` TOML (cards 91 mm long)."""
         from vision.synthetic.faces import ASPECT
 
+        from vision.synthetic.render import card_long_side
+        from vision.table import measured_table
+
         aspect = ASPECT.get(self.deck_id, 1.5)
-        px_per_mm = 0.30 * min(self.size) * self.card_scale / card_long_mm
-        c = self.marker_centres
-        width = float(np.linalg.norm(c[1] - c[0])) / px_per_mm
-        height = float(np.linalg.norm(c[2] - c[1])) / px_per_mm
-        return (f"[table]\nwidth_mm = {width:.1f}\nheight_mm = {height:.1f}\n"
-                f"card_mm = [{card_long_mm / aspect:.1f}, {card_long_mm:.1f}]\n")
+        t = measured_table(self.marker_centres, card_long_side(self.size, self.card_scale),
+                           (card_long_mm / aspect, card_long_mm))
+        return (f"[table]\nwidth_mm = {t.width_mm:.1f}\nheight_mm = {t.height_mm:.1f}\n"
+                f"card_mm = [{t.card_mm[0]:.1f}, {t.card_mm[1]:.1f}]\n")
 
 
 def _ease(t: float) -> float:
