@@ -4,15 +4,18 @@
 
 Reads the real photos where they lie (see bench/vision_realdata.py, whose enrolment and
 scoring it reuses; --reuse loads the profiles a previous run of either script kept in --out)
-and prints three measurements, each on the cards of the 'tune' half only:
+and prints four measurements, each on the cards of the 'tune' half only:
 
-1. *tilts*: the angle by which each digit of a two-digit rank (a 10) turns the sign-to-rank
-   direction away from the sign-to-whole-rank one, in the enrolled faces of both decks.
+1. *tilts* and *glyphs*: the angle by which each digit of a two-digit rank (a 10) turns the
+   sign-to-rank direction away from the sign-to-whole-rank one, in the enrolled faces of both
+   decks; how large a share of its face an index glyph is (CornerReader.max_area).
 2. *turns* (vision.corner_index.SIGN_TURN): the reads the corner reader names (before "each
    card once"), right and wrong, for several turns of the sign. deepPoker: a read in a photo
    of one card is right when it names that card; bidly: right within CORNER_NEAR px of a label
    of its card, wrong at another card's label or for a card not in the deal.
-3. *against* (vision.recognise.CORNER_AGAINST): for every detection named before the corner
+3. *floors* (vision.corner_index.RANK_MIN, DUEL_MIN): the reads named after "each card
+   once", right and wrong as in 2, for each rank floor and duel margin.
+4. *against* (vision.recognise.CORNER_AGAINST): for every detection named before the corner
    merge, the strongest contradiction (CornerReader.against) of an index read lying on it, for
    right names and for wrong ones (deepPoker table, tight crop, peek and unenrolled photos;
    bidly deals).
@@ -104,6 +107,14 @@ def tilts(*profs: Profile) -> list[float]:
     return sorted(out)
 
 
+def glyphs(*profs: Profile) -> None:
+    """Each enrolled face's larger index glyph as a share of the face (the largest a glyph can be
+    of a picture: vision.corner_index, CornerReader.max_area)."""
+    for name, prof in zip(("deepPoker", "bidly"), profs):
+        shares = sorted(t.share for t in ci.CornerReader(prof.faces).templates)
+        print(f"  {name}: {len(shares)} templates, median {np.median(shares):.4f}, largest {shares[-1]:.4f}")
+
+
 def judged(reader: ci.CornerReader, img: np.ndarray) -> list[ci.Read]:
     """The reads ``reader`` names in ``img`` before "each card once" (vision.corner_index._once)."""
     keep: list[ci.Read] = []
@@ -191,6 +202,61 @@ def against(dp_prof: Profile, dp_folder: Path, bidly_prof: Profile, deals) -> No
 
 
 TURNS_DEFAULT = ci.SIGN_TURN
+RANK_FLOORS = (0.7, 0.72, 0.74, 0.75, 0.76, 0.78, 0.8)
+DUELS = (0.05, 0.08, 0.1, 0.12, 0.15)
+
+
+def side_scores(reader: ci.CornerReader, r: ci.Read) -> tuple[float, float]:
+    """(rank, sign): the best score of the read card's rank, and of its suit."""
+    suit, rank = r.card.split("/")
+    sr, ss = r.scores
+    return (float(sr[[c.split("/")[1] == rank for c in reader.cards]].max()),
+            float(ss[[c.split("/")[0] == suit for c in reader.cards]].max()))
+
+
+def floors(dp_reader, dp_folder: Path, bidly_reader, deals) -> None:
+    """Reads named (after "each card once") right and wrong for each rank floor
+    (vision.corner_index.RANK_MIN) and duel margin (DUEL_MIN), the other guards as they are;
+    deepPoker single-card photos and bidly deals as in *turns*, tune half. The reads are
+    taken once at the lowest floor and duel, then each pair of values is applied to them."""
+    kept = ci.RANK_MIN, ci.DUEL_MIN
+    ci.RANK_MIN, ci.DUEL_MIN = min(RANK_FLOORS), min(DUELS)
+    try:
+        photos = [(judged(dp_reader, cv2.imread(str(dp_folder / f))), card) for f, card in deeppoker_photos(dp_folder)]
+        bidly = [(judged(bidly_reader, img), centres) for img, centres in deals]
+    finally:
+        ci.RANK_MIN, ci.DUEL_MIN = kept
+    rank = {id(r): side_scores(reader, r)[0] for reader, items in ((dp_reader, photos), (bidly_reader, bidly))
+            for reads, _ in items for r in reads}
+    print("  rank floor \\ duel: right / wrong")
+    print("        " + "".join(f"{d:>10.2f}" for d in DUELS))
+    wrongs = {}
+    for fr in RANK_FLOORS:
+        row = []
+        for du in DUELS:
+            right = wrong = 0
+
+            def keep(reads):
+                return [r for r in ci._once([r for r in reads if rank[id(r)] >= fr and r.duel >= du])
+                        if r.card is not None]
+            for reads, card in photos:
+                for r in keep(reads):
+                    right += r.card == card
+                    if r.card != card:
+                        wrong += 1
+                        wrongs[(card, r.card)] = rank[id(r)]
+            for n, (reads, centres) in enumerate(bidly):
+                for r in keep(reads):
+                    near = [c for c, pts in centres.items() for p in pts if np.hypot(*(r.index - p)) < vr.CORNER_NEAR]
+                    if r.card in near:
+                        right += tune(r.card)
+                    elif (near or r.card not in centres) and (tune(r.card) or any(tune(c) for c in near)):
+                        wrong += 1
+                        wrongs[(f"deal {n + 1} {','.join(near) or 'no label'}", r.card)] = rank[id(r)]
+            row.append(f"{right:>6}/{wrong:<3}")
+        print(f"  {fr:5.2f} " + "".join(row))
+    for (where, card), s in sorted(wrongs.items(), key=lambda x: -x[1]):
+        print(f"  wrong at some floor: {where} read as {card}, rank score {s:.3f}")
 
 
 def main(argv=None) -> int:
@@ -210,8 +276,12 @@ def main(argv=None) -> int:
     deals = bidly_deals(data / "french-bidly-deals")
     print("tilts: degrees a 10's digit turns the sign-to-rank direction (enrolled faces):")
     print("  " + " ".join(f"{t:.1f}" for t in tilts(dp, bidly)))
+    print("glyphs: an index glyph's share of its face (enrolled faces):")
+    glyphs(dp, bidly)
     print("turns (tune half):")
     turns(ci.CornerReader(dp.faces), folder, ci.CornerReader(bidly.faces), deals)
+    print("floors (tune half):")
+    floors(ci.CornerReader(dp.faces), folder, ci.CornerReader(bidly.faces), deals)
     print("against (tune half): strongest index contradiction of each name given before the corner merge")
     against(dp, folder, bidly, deals)
     return 0

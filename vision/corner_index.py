@@ -44,16 +44,27 @@ SIGN_SOLID = 0.6       # least solidity (area over that of the ellipse of its sp
 #   enrolled signs 0.79-0.95 (bidly, deepPoker); keeps a third of a cork deal's blobs
 MAX_PAIRS = 6000       # candidate pairs compared per image (the closest first)
 MIN_AREA = 12          # px: smallest ink blob taken for a glyph (the "1" of a 10 at 1200 px is ~40)
-MAX_AREA = 0.003       # largest glyph blob, as a share of the image (a close-up's sign is ~0.002)
+# The largest glyph blob read, as a share of the image, is the enrolled faces' largest index
+# glyph's share of its face, times PAIR_SLACK: a card can fill the picture (a tight crop),
+# never more. deepPoker faces: 0.0052 median, 0.0073 at most; bidly: 0.0034, 0.0041 (bench/
+# corner_checks.py glyphs). A fixed 0.003 left the index of most deepPoker tight crops unread.
 RED_CUT = 0.12         # redness of a sign above which it is red (enrolled signs: black <= 0.002, red >= 0.34)
-SCORE_MIN = 0.8        # correlation the rank patch and the sign patch must each reach with their best
+SIGN_MIN = 0.8         # correlation the sign patch must reach with its best suit
 #   (tune half; reads of its card within 20 px of a bidly label / reads of another card in a
-#   deepPoker single-card photo: 0.7 -> 139 / 20, 0.75 -> 134 / 4, 0.8 -> 128 / 0: print on
-#   a poster and floor patterns read as an ace or a 10 score 0.70-0.79)
+#   deepPoker single-card photo, before the later guards: 0.7 -> 139 / 20, 0.75 -> 134 / 4,
+#   0.8 -> 128 / 0: print on a poster and floor patterns read as an ace or a 10 score 0.70-0.79)
+RANK_MIN = 0.8         # correlation the rank patch must reach with its best rank. Measured again
+#   with every guard below (bench/corner_checks.py floors: tune half, reads named after "each
+#   card once", right / wrong, at DUEL_MIN): 0.70 -> 220 / 1, 0.72 -> 218 / 1, 0.74 -> 218 / 0,
+#   0.75 -> 217 / 0, 0.8 -> 210 / 0; the wrong reads (a 10 as a 4, a king as an ace) score 0.72.
+#   Kept at 0.8 all the same: at 0.75 the report half named a peek's 8 of clubs, foreshortened,
+#   the 6 (rank 0.751, margin 0.023): a glyph seen at a slant scores where another print of a
+#   rank does (bidly deal4's barred 7s score 0.5-0.8 against the enrolled ones)
 MARGIN_MIN = 0.01      # correlation margin of the rank, and of the suit, over the next best
-DUEL_MIN = 0.15        # duel margin (vision.duel) of the rank, and of the suit, over the next best
-#   (same measurement: at SCORE_MIN 0.7, 0.1 -> 1 name on another card's bidly label, 0.15 -> 0;
-#   at SCORE_MIN 0.8: 0.15 -> 128 right, 0.2 -> 114, 0.25 -> 89, none wrong)
+DUEL_MIN = 0.1         # duel margin (vision.duel) of the rank, and of the suit, over the next best
+#   (same measurement, at RANK_MIN: 0.05 -> 211 / 0, 0.08 -> 212 / 0, 0.1 -> 210 / 0, 0.12 ->
+#   205 / 0, 0.15 -> 203 / 0; before the later guards, at a 0.7 floor, 0.1 put 1 name on
+#   another card's bidly label, hence no lower)
 GROUND_MAX = 0.25      # median ink around the glyphs above which they are not print on paper: the
 #   texture of a black mat beside a card made a K of spades (bidly deal6, report half; 0.35
 #   let it through, 0.25 stops it and costs 8 right reads on the tune half)
@@ -78,6 +89,7 @@ class Template:
     red: bool              # red ink
     corners: np.ndarray    # (4, 2) the face's corners in the frame (sign origin, sign-to-rank = (0, -1))
     shape: tuple[float, float, float]  # sign spread / d, rank spread / d, rank area / sign area
+    share: float = 0.0     # its larger glyph's area as a share of the face's
 
 
 @dataclass(frozen=True)
@@ -272,7 +284,8 @@ def templates(faces: dict[str, list[np.ndarray]]) -> list[Template]:
                     shape = (float(spread(b.cov[i[k]][None], dn[None])[0] / d),
                              float(spread(b.cov[j[k]][None], dn[None])[0] / d),
                              float(b.area[j[k]] / b.area[i[k]]))
-                    out.append(Template(card, patch[k], bool(reds[k] > RED_CUT), corners, shape))
+                    share = float(max(b.area[i[k]], b.area[j[k]]) / (w * h))
+                    out.append(Template(card, patch[k], bool(reds[k] > RED_CUT), corners, shape, share))
     return out
 
 
@@ -293,6 +306,7 @@ class CornerReader:
         self.bank = np.stack([t.patch for t in ts]).astype(np.float32) if ts else np.zeros((0, 2 * D), np.float32)
         self.red = np.array([t.red for t in ts], bool)
         shape = np.array([t.shape for t in ts]) if ts else np.ones((1, 3))
+        self.max_area = PAIR_SLACK * max((t.share for t in ts), default=0.0)   # share of an image
         self.lo, self.hi = shape.min(axis=0) / PAIR_SLACK, shape.max(axis=0) * PAIR_SLACK
         # per side (rank, suit): the distinct values and which templates show each
         self.sides = []
@@ -314,7 +328,7 @@ class CornerReader:
             return []
         h, w = image_bgr.shape[:2]
         ink, red = ink_map(image_bgr, max(FACE_WINDOW, min(h, w) // IMAGE_WINDOW))
-        b = blobs(ink, MIN_AREA, int(MAX_AREA * h * w))
+        b = blobs(ink, MIN_AREA, int(self.max_area * h * w))
         i, j = self._pairs(b)
         if len(i) == 0:
             return []
@@ -325,7 +339,7 @@ class CornerReader:
         ss = ps @ self.bank[:, D:].T                              # (pairs, templates)
         ss = np.where((red_s[:, None] > RED_CUT) != self.red[None, :], -1.0, ss)
         per_s = self._per(ss, 1)
-        k = np.flatnonzero((per_s.max(axis=1) >= SCORE_MIN) & (ground <= GROUND_MAX))
+        k = np.flatnonzero((per_s.max(axis=1) >= SIGN_MIN) & (ground <= GROUND_MAX))
         if len(k) == 0:
             return []
         i, j, up, ground = i[k], j[k], up[k], ground[k]
@@ -335,7 +349,7 @@ class CornerReader:
         sr = pr @ self.bank[:, :D].T
         per_r = self._per(sr, 0)
         ground = np.maximum(ground, ground_r)
-        ok = (per_r.max(axis=1) >= SCORE_MIN) & (ground <= GROUND_MAX)
+        ok = (per_r.max(axis=1) >= RANK_MIN) & (ground <= GROUND_MAX)
         reads = []
         for k in np.flatnonzero(ok):
             orr, ors = np.argsort(-per_r[k])[:2], np.argsort(-per_s[k])[:2]
@@ -453,14 +467,18 @@ class CornerReader:
 
 
 def _once(reads: list[Read]) -> list[Read]:
-    """Each ink blob in one index and each card once. Named reads sharing a blob but naming
-    different cards: a read beaten by CLEARLY in score drops, otherwise all become unsure;
-    reads of one card merge when they imply the same card (both indices, a 10's digits),
-    and become unsure when they lie where one card cannot be."""
+    """Each ink blob in one index and each card once. A read whose sign and rank each belong
+    to a stronger read is a cross pairing of two indices (one's sign, the other's rank) and
+    drops; otherwise named reads sharing a blob but naming different cards: a read beaten by
+    CLEARLY in score drops, otherwise all become unsure; reads of one card merge when they
+    imply the same card (both indices, a 10's digits), and become unsure when they lie where
+    one card cannot be."""
     named = sorted([r for r in reads if r.card is not None], key=lambda r: -r.score)
     alive: list[Read] = []
     doubt: set[int] = set()
     for r in named:
+        if len(r.blobs) == 2 and all(any(b in o.blobs for o in alive) for b in r.blobs):
+            continue
         rivals = [k for k, o in enumerate(alive) if o.card != r.card and set(o.blobs) & set(r.blobs)]
         if rivals and all(alive[k].score - r.score >= CLEARLY for k in rivals):
             continue
