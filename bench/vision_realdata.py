@@ -43,6 +43,7 @@ sys.path.insert(0, str(ROOT))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
+from vision import keypoints  # noqa: E402
 from vision.annotate import annotate  # noqa: E402
 from vision.decks import cards_of  # noqa: E402
 from vision.enrol import EnrolError, enrol  # noqa: E402
@@ -448,9 +449,13 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="/tmp/cardtable-realdata")
     ap.add_argument("--sets", default=",".join(SETS), help=f"comma-separated, of {', '.join(SETS)}")
     ap.add_argument("--reuse", action="store_true", help="reuse the profiles enrolled by a previous run")
+    ap.add_argument("--keypoint-side", type=int, default=None,
+                    help="describe images for keypoints at most this long (vision.keypoints.MAX_SIDE)")
     args = ap.parse_args(argv)
     global REUSE
     REUSE = args.reuse
+    if args.keypoint_side:
+        keypoints.MAX_SIDE = args.keypoint_side
     data, out = Path(args.realdata), Path(args.out)
     if not (data / "italian-triestine-photos" / "annotations.json").is_file():
         print(f"bench/vision_realdata.py: no real photos at {data} (see ../shared/realdata)", file=sys.stderr)

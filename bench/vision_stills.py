@@ -43,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from controller.rules.cards import decks  # noqa: E402
+from vision import keypoints  # noqa: E402
 from vision.finder import find_cards  # noqa: E402
 from vision.recognise import Recogniser  # noqa: E402
 from vision.synthetic import synthetic_profile  # noqa: E402
@@ -93,9 +94,13 @@ def main(argv=None) -> int:
                     help="stress (overlaps, hands, clutter) and/or separate (default both)")
     ap.add_argument("--speed", action="store_true", help="only the 10-card speed and one-profile memory")
     ap.add_argument("--scenes", type=int, default=12, help="scenes timed by --speed (default 12)")
+    ap.add_argument("--keypoint-side", type=int, default=None,
+                    help="describe images for keypoints at most this long (vision.keypoints.MAX_SIDE)")
     ap.add_argument("--memory-child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     faulthandler.enable()
+    if args.keypoint_side:
+        keypoints.MAX_SIDE = args.keypoint_side
     if args.memory_child:
         return _memory_child(Path(args.memory_child))
     # one core by affinity (OpenCV's and numpy's own threads then share that core)
@@ -164,7 +169,8 @@ def _speed(scenes: int, cpu: int) -> int:
         for size, n in (((1280, 720), 10), ((1200, 1200), 12)):   # rendered here, not in the child
             cv2.imwrite(str(Path(d) / f"still-{size[0]}.png"),
                         random_scene(profile, 20_000 + n, size=size, n_cards=n).image)
-        out = subprocess.run([sys.executable, __file__, "--memory-child", d, "--cpu", str(cpu)],
+        out = subprocess.run([sys.executable, __file__, "--memory-child", d, "--cpu", str(cpu),
+                              "--keypoint-side", str(keypoints.MAX_SIDE)],
                              capture_output=True, text=True, check=True)
     print(out.stdout.strip())
     return 0

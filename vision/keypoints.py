@@ -23,7 +23,13 @@ from vision.geometry import face_corners, order_quad, quad_sides
 FACE_UPSCALE = 2.0
 FACE_FEATURES = 600        # keypoints kept per enrolled face (strongest first)
 IMAGE_FEATURES = 4000      # keypoints kept per image
-MAX_SIDE = 1400            # an image is described at most this many pixels on its long side
+MAX_SIDE = 800             # an image is described at most this many pixels on its long side. SIFT
+#   builds its pyramid from twice the image's size, so this sets most of a still's CPU and its
+#   peak memory. Measured at 1400, 800 and 640 (bench/vision_realdata.py --keypoint-side, every
+#   deepPoker and bidly set, both halves; bench/vision_stills.py --keypoint-side, 300 synthetic
+#   french-52 cards per scenario): 800 named the same cards as 1400 in every set, real and
+#   synthetic, with 0.71x the CPU of a 10-card 1280x720 still (paired, same scenes); 640 the same
+#   real cards, but one synthetic separate card fewer (99.33 % against 99.67 %)
 NEIGHBOURS = 6             # nearest face descriptors looked up per image keypoint
 NEAR_BEST = 1.2            # a neighbour this much farther than the nearest still counts as a match
 # SIFT descriptor distance (L2, OpenCV's 512-scaled descriptors) above which a match is noise:
