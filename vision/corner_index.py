@@ -79,7 +79,8 @@ SIGN_TURN = 8.0        # degrees: each sign is also read with "up" turned by thi
 #   with their digits apart, so a sign paired with one digit matched another suit's tilted templates
 #   (slanted 10s of spades read as the 10 of clubs in 3 deepPoker photos, one named: the peek).
 #   Tune half, reads named before "each card once" (bench/corner_checks.py turns): right / wrong
-#   270 / 7 at 0°, 276 / 3 at 8°, 274 / 3 at 14°, 273 / 3 at 20°
+#   270 / 7 at 0°, 276 / 3 at 8°, 274 / 3 at 14°, 273 / 3 at 20°; again at DUEL_MIN 0.1 and
+#   glyphs up to CornerReader.max_area: 285 / 9, 290 / 4, 289 / 4, 289 / 4
 
 
 @dataclass(frozen=True)
