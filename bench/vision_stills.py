@@ -17,7 +17,9 @@ newly found card (straighten + compare against the deck).
 reference workload timed in the same process (the ratio is what to compare between runs
 on a shared, noisy machine), and the peak resident memory of a fresh process that loads
 one saved profile and recognises a 1280×720 and a 1200×1200 still (targets: 150 ms on one
-x86 core, about a Raspberry Pi 4 core's 500 ms; 250 MB).
+x86 core, about a Raspberry Pi 4 core's 500 ms; 250 MB). ``--speed --baseline REV`` also
+times the vision package of an earlier revision (bench/baseline.py) on the same stills, the
+two in turn, and prints the ratio.
 """
 from __future__ import annotations
 
@@ -94,6 +96,8 @@ def main(argv=None) -> int:
                     help="stress (overlaps, hands, clutter) and/or separate (default both)")
     ap.add_argument("--speed", action="store_true", help="only the 10-card speed and one-profile memory")
     ap.add_argument("--scenes", type=int, default=12, help="scenes timed by --speed (default 12)")
+    ap.add_argument("--baseline", default=None, metavar="REV",
+                    help="with --speed: also time the vision package of an earlier git revision")
     ap.add_argument("--keypoint-side", type=int, default=None,
                     help="describe images for keypoints at most this long (vision.keypoints.MAX_SIDE)")
     ap.add_argument("--memory-child", help=argparse.SUPPRESS)
@@ -106,7 +110,7 @@ def main(argv=None) -> int:
     # one core by affinity (OpenCV's and numpy's own threads then share that core)
     os.sched_setaffinity(0, {args.cpu})
     if args.speed:
-        return _speed(args.scenes, args.cpu)
+        return _speed(args.scenes, args.cpu, args.baseline)
     n = args.cards or (60 if args.quick else 2000)
     ids = args.deck or sorted(decks())
     print(f"vision stills bench: {n}+ stress cards per deck, 1280x720, one core")
@@ -144,26 +148,36 @@ def _reference_ms() -> float:
     return statistics.median(times)
 
 
-def _speed(scenes: int, cpu: int) -> int:
-    """The 10-card still's CPU time and the one-profile memory (see the module docstring)."""
+def _speed(scenes: int, cpu: int, base_rev: str | None = None) -> int:
+    """The 10-card still's CPU time and the one-profile memory (see the module docstring);
+    with ``base_rev`` also the vision package of that revision on the same stills, the two
+    taking turns at going first, and the ratios of each still's times."""
     import cv2
     cv2.setNumThreads(1)
     profile = synthetic_profile("french-52")
-    rec = Recogniser(profile)
+    recs = [Recogniser(profile)]
+    if base_rev:
+        import baseline
+        recs.append(baseline.submodule(baseline.vision_at(base_rev), "recognise").Recogniser(profile))
     imgs = [random_scene(profile, 10_000 + k, n_cards=10, **SCENARIOS["separate"]).image
             for k in range(scenes)]
-    rec.recognise(imgs[0])                     # the keypoint index is built on first use
+    for rec in recs:
+        rec.recognise(imgs[0])                 # the keypoint index is built on first use
     ref0 = _reference_ms()
-    ms = []
-    for img in imgs:
-        t = time.thread_time()
-        rec.recognise(img)
-        ms.append((time.thread_time() - t) * 1000)
+    ms: list[list[float]] = [[] for _ in recs]
+    for n, img in enumerate(imgs):
+        for k in (range(len(recs)) if n % 2 == 0 else reversed(range(len(recs)))):
+            t = time.thread_time()
+            recs[k].recognise(img)
+            ms[k].append((time.thread_time() - t) * 1000)
     ref = (ref0 + _reference_ms()) / 2
-    med = statistics.median(ms)
+    med = statistics.median(ms[0])
     print(f"1280x720 still, 10 cards, one core: CPU median {med:.0f} ms, p90 "
-          f"{np.percentile(ms, 90):.0f} ms over {len(ms)} scenes; reference workload {ref:.1f} ms, "
+          f"{np.percentile(ms[0], 90):.0f} ms over {len(ms[0])} scenes; reference workload {ref:.1f} ms, "
           f"ratio {med / ref:.1f} (target <= 150 ms)")
+    if base_rev:
+        print(f"  baseline {base_rev} on the same stills: CPU median {statistics.median(ms[1]):.0f} ms; "
+              f"ratio now / baseline, median over the stills {statistics.median(np.divide(ms[0], ms[1])):.2f}")
     with tempfile.TemporaryDirectory() as d:
         profile.save(Path(d) / "profile")
         for size, n in (((1280, 720), 10), ((1200, 1200), 12)):   # rendered here, not in the child
@@ -176,6 +190,16 @@ def _speed(scenes: int, cpu: int) -> int:
     return 0
 
 
+def _own_peak_mb() -> float:
+    """This process's peak resident memory: VmHWM, which starts afresh at exec. Not
+    ``ru_maxrss``, which a child started by fork keeps from its parent (this bench's
+    parent, with its renders and recognisers, made the child read 408-565 MB for 305)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def _memory_child(folder: Path) -> int:
     """A fresh process: load one saved profile, recognise two stills, print the peak RSS."""
     import cv2
@@ -183,8 +207,7 @@ def _memory_child(folder: Path) -> int:
     rec = Recogniser(Profile.load(folder / "profile"))
     for name in ("still-1280.png", "still-1200.png"):
         rec.recognise(cv2.imread(str(folder / name)))
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"peak resident memory, one profile loaded, 1280x720 and 1200x1200 stills: {rss:.0f} MB "
+    print(f"peak resident memory, one profile loaded, 1280x720 and 1200x1200 stills: {_own_peak_mb():.0f} MB "
           f"(target <= 250 MB)")
     return 0
 
