@@ -69,9 +69,10 @@ DUEL_FACE_MIN = 0.45       # whole-face score a card named by duels must also re
 CORNER_AGAINST = 0.25      # duel margin by which an index on a named card prefers its own rank or suit to
 #   the name's (corner_index.CornerReader.against) that withdraws the name. Tune half, names given
 #   before the corner merge (bench/corner_checks.py against): right names 0.18 at most (1 of 129
-#   above 0; 0 of 127 at corner_index.DUEL_MIN 0.1), wrong ones 0.33-2.0 (10, all unenrolled cards read as their look-alike: a diamonds 8
-#   as the 7 at 1.45, a hearts 3 as the 2 at 0.33); the duels cannot see a rival never enrolled,
-#   its index can, even where it is not clear enough to name (or claim) a card of its own
+#   above 0; 0 of 127 at corner_index.DUEL_MIN 0.1), wrong ones 0.33-2.0 (10, all unenrolled cards
+#   read as their look-alike: a diamonds 8 as the 7 at 1.45, a hearts 3 as the 2 at 0.33); the
+#   duels cannot see a rival never enrolled, its index can, even where it is not clear enough to
+#   name (or claim) a card of its own
 KP_UNSURE_INLIERS = 14     # keypoint inliers for reporting an unnamed card (below: likely noise)
 CROP_SHAPE = 0.3           # |log| of a picture's aspect over the deck's for it to be read as a tight
 #   crop: loose (a rotated card's crop is squarer, deepPoker crops in bench/vision_realdata.py)
