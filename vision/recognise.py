@@ -273,10 +273,7 @@ class Recogniser:
         # (whose quad is the homography's) before the finder's at equal standing
         kept: list[Detection] = []
         for d in sorted([d for d, _ in kp] + out, key=lambda d: d.card is None):
-            # the same card: each centre inside the other's quad (cards of a pile overlap
-            # too, but the top card's centre does not lie within the card it covers both ways)
-            if not any(_inside(k.quad, d.quad.mean(axis=0)) and _inside(d.quad, k.quad.mean(axis=0))
-                       for k in kept):
+            if not any(_same_spot(k.quad, d.quad) for k in kept):
                 kept.append(d)
         kept += self._leftovers(image_bgr, found, kept, allowed)
         if roi is None and not found.candidates and not kept:
@@ -285,6 +282,8 @@ class Recogniser:
         if roi is None or not _all_named(kept):
             reads = [r.moved(np.float32([x0, y0])) for r in self.corners.read(sub, candidates, claims=True)]
             kept = _with_corners(kept, reads, self.corners.against)
+            if roi is None:
+                kept += _claimed_cards(kept, reads)
         return kept
 
     def _whole_picture(self, image, allowed) -> list[Detection]:
@@ -609,6 +608,33 @@ def _under(dets: list[Detection], r: corner_index.Read) -> list[int]:
 def _inside(quad: np.ndarray, pt: np.ndarray) -> bool:
     return cv2.pointPolygonTest(np.asarray(quad, np.float32).reshape(-1, 1, 2),
                                 (float(pt[0]), float(pt[1])), False) >= 0
+
+
+def _claimed_cards(dets: list[Detection], reads: list[corner_index.Read]) -> list[Detection]:
+    """Cards seen only by an index that clearly shows a card not enrolled (or not among the
+    candidates): each reported once, unnamed, at the quad its index implies (CONTRACT §4:
+    every visible card once). Found otherwise, such a card is already a detection (unnamed:
+    its claim withdraws a look-alike's name). Whole stills only: a live table's look asks
+    about the cards still to be played."""
+    out: list[Detection] = []
+    claimed: set[str] = set()
+    for r in sorted((r for r in reads if r.card is None and r.claim is not None), key=lambda r: -r.score):
+        # a card found but unnamed is the claimed one where it lies (its quad from the finder
+        # or keypoints, not quite the index's); a named one only where the index is its own
+        # (in a fan the next card's quad holds this one's centre too). A deck holds each card
+        # once: its two indices, which may imply quads apart (a print laid out unlike the
+        # enrolled faces), are one card.
+        if r.claim not in claimed and not _under(dets, r) and \
+                not any(d.card is None and _same_spot(d.quad, r.quad) for d in dets):
+            out.append(Detection(r.quad, None, True, 0.0, r.margin, r.top))
+        claimed.add(r.claim)
+    return out
+
+
+def _same_spot(a: np.ndarray, b: np.ndarray) -> bool:
+    """Two quads of one card: each centre inside the other quad (cards of a pile overlap
+    too, but the top card's centre does not lie within the card it covers both ways)."""
+    return _inside(a, b.mean(axis=0)) and _inside(b, a.mean(axis=0))
 
 
 def _one_per_card(dets: list[Detection]) -> list[Detection]:

@@ -268,3 +268,17 @@ def test_a_card_filling_the_picture_is_read_by_its_large_index(card):
     face = cv2.resize(_big_index_face(card), (240, 336), interpolation=cv2.INTER_CUBIC)
     picture = cv2.copyMakeBorder(face, 8, 8, 8, 8, cv2.BORDER_CONSTANT, value=(60, 80, 110))
     assert [r.card for r in reader.read(picture)] == [card]
+
+
+def test_an_unenrolled_card_seen_only_by_its_index_is_reported_once_unnamed():
+    """The 3 of spades missing from the profile, at the back of a fan: only its index shows,
+    and it clearly reads a card that is not enrolled. It is reported once, with no name, where
+    its index puts it (CONTRACT §4: every visible card once), and nothing is named the 3."""
+    scene = _hand()
+    dets = Recogniser(_profile("spades/3")).recognise(scene.image)
+    assert "spades/3" not in {d.card for d in dets}
+    truth = next(t for t in scene.truth if t.card == "spades/3").quad.reshape(-1, 1, 2).astype(np.float32)
+    unnamed = [d for d in dets if d.card is None]
+    assert len(unnamed) == 1, [d.card for d in dets]
+    assert cv2.pointPolygonTest(truth, tuple(float(v) for v in unnamed[0].quad.mean(axis=0)), False) >= 0
+    assert unnamed[0].top[0][0] == "spades/3"     # what its index shows, for --annotate
