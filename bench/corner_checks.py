@@ -209,9 +209,8 @@ DUELS = (0.05, 0.08, 0.1, 0.12, 0.15)
 def side_scores(reader: ci.CornerReader, r: ci.Read) -> tuple[float, float]:
     """(rank, sign): the best score of the read card's rank, and of its suit."""
     suit, rank = r.card.split("/")
-    sr, ss = r.scores
-    return (float(sr[[c.split("/")[1] == rank for c in reader.cards]].max()),
-            float(ss[[c.split("/")[0] == suit for c in reader.cards]].max()))
+    (sr, ss), (ranks, _), (suits, _) = r.scores, *reader.sides
+    return float(sr[reader._best(sr, 0, ranks.index(rank))]), float(ss[reader._best(ss, 1, suits.index(suit))])
 
 
 def floors(dp_reader, dp_folder: Path, bidly_reader, deals) -> None:

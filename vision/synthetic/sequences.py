@@ -84,7 +84,6 @@ class TableSequence:
     def table_config_toml(self, card_long_mm: float = 91.0) -> str:
         """The table this video shows, in millimetres, as a ``--table`` TOML (cards 91 mm long)."""
         from vision.synthetic.faces import ASPECT
-
         from vision.synthetic.render import card_long_side
         from vision.table import measured_table
 
