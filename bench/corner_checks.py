@@ -15,7 +15,11 @@ and prints four measurements, each on the cards of the 'tune' half only:
    of its card, wrong at another card's label or for a card not in the deal.
 3. *floors* (vision.corner_index.RANK_MIN, DUEL_MIN): the reads named after "each card
    once", right and wrong as in 2, for each rank floor and duel margin.
-4. *against* (vision.recognise.CORNER_AGAINST): for every detection named before the corner
+4. *notches* (vision.corner_index.CLUB_NOTCH): the club notch (club_notch) of every black sign
+   read at an index of a black card (its rank read right, so the pair is that card's index):
+   bidly deals at their labels, deepPoker photos of one card, and the enrolled faces' own
+   indices, per true suit and half.
+5. *against* (vision.recognise.CORNER_AGAINST): for every detection named before the corner
    merge, the strongest contradiction (CornerReader.against) of an index read lying on it, for
    right names and for wrong ones (deepPoker table, tight crop, peek and unenrolled photos;
    bidly deals).
@@ -258,6 +262,47 @@ def floors(dp_reader, dp_folder: Path, bidly_reader, deals) -> None:
         print(f"  wrong at some floor: {where} read as {card}, rank score {s:.3f}")
 
 
+def notches(dp_prof: Profile, dp_folder: Path, bidly_prof: Profile, deals) -> None:
+    """Club notches of black signs read at black cards' indices, per true suit, half and set."""
+    seen: dict[tuple[str, str, str], list[float]] = {}
+
+    def add(where: str, card: str, value: float) -> None:
+        suit = card.split("/")[0]
+        if suit in ("clubs", "spades"):
+            seen.setdefault((where, suit, vr.half_of(card, DECK)), []).append(value)
+
+    def own(r: ci.Read, card: str) -> bool:     # the card's own index: its rank read, its suit black
+        return r.top[0][0].split("/")[1] == card.split("/")[1] and r.notch == r.notch and \
+            r.top[0][0].split("/")[0] in ("clubs", "spades")
+
+    br = ci.CornerReader(bidly_prof.faces)
+    for img, centres in deals:
+        for r in br.read(img, claims=True):
+            for card, pts in centres.items():
+                if own(r, card) and any(np.hypot(*(r.index - p)) < vr.CORNER_NEAR for p in pts):
+                    add("bidly deals", card, r.notch)
+    dr = ci.CornerReader(dp_prof.faces)
+    rows = list(csv.DictReader((dp_folder / "labels.csv").open()))
+    for row in rows:
+        f, card = row["file"], vr.DEEPPOKER_FIXES.get(row["file"], row["card"])
+        if f.startswith("peek-") or (f.startswith("table-") and not f.endswith("-1.jpg")):
+            for r in dr.read(cv2.imread(str(dp_folder / f)), claims=True):
+                if own(r, card):
+                    add("deepPoker photos", card, r.notch)
+    for name, prof in (("deepPoker faces", dp_prof), ("bidly faces", bidly_prof)):
+        for card, imgs in prof.faces.items():
+            for img in imgs if "/" in card else ():
+                for face in (img, np.ascontiguousarray(img[::-1, ::-1])):
+                    ink = ci.ink_map(face, ci.FACE_WINDOW)[0]
+                    b, pairs = ci._face_index(face, ink)
+                    for sign, rank in pairs[:1]:
+                        add(name, card, ci.club_notch(ink, b, sign, b.centre[rank] - b.centre[sign]))
+    for (where, suit, half), v in sorted(seen.items()):
+        q = np.percentile(v, [0, 10, 50, 90, 100])
+        print(f"  {where:17s} {suit:7s} {half:6s} n {len(v):3d}  min {q[0]:.3f}  10% {q[1]:.3f}  median {q[2]:.3f}"
+              f"  90% {q[3]:.3f}  max {q[4]:.3f}  above CLUB_NOTCH {np.mean(np.array(v) >= ci.CLUB_NOTCH):.0%}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="bench/corner_checks.py")
     ap.add_argument("--realdata", default=str(vr.default_realdata()))
@@ -281,6 +326,8 @@ def main(argv=None) -> int:
     turns(ci.CornerReader(dp.faces), folder, ci.CornerReader(bidly.faces), deals)
     print("floors (tune half):")
     floors(ci.CornerReader(dp.faces), folder, ci.CornerReader(bidly.faces), deals)
+    print("notches: a black sign's club notch, per true suit (CLUB_NOTCH: above it a club, never a spade)")
+    notches(dp, folder, bidly, deals)
     print("against (tune half): strongest index contradiction of each name given before the corner merge")
     against(dp, folder, bidly, deals)
     return 0

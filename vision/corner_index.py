@@ -68,6 +68,14 @@ DUEL_MIN = 0.1         # duel margin (vision.duel) of the rank, and of the suit,
 GROUND_MAX = 0.25      # median ink around the glyphs above which they are not print on paper: the
 #   texture of a black mat beside a card made a K of spades (bidly deal6, report half; 0.35
 #   let it through, 0.25 stops it and costs 8 right reads on the tune half)
+# A club's sign is a trefoil: its outline has two deep notches beside its top lobe, which no
+# spade, heart or diamond of any print has. The deepest convexity defect of the sign's outline in
+# its upper part and off its centre line, as a share of its width (club_notch, on a NOTCH_CELLS
+# grid), measured by bench/corner_checks.py notches on every sign read at a labelled index: spades
+# 0.02-0.075 (bidly deals 69, deepPoker photos 48, both decks' enrolled faces 51), clubs 0.15-0.25
+# at the median and above 0.1 in 90 % (the rest blurred shut: a notch's absence says nothing)
+CLUB_NOTCH = 0.1       # notch above which a black sign is a club, never a spade, whatever the templates
+NOTCH_CELLS = 48       # cells per side of the sign's outline grid (over the same +-SPAN as the patch)
 CONF_SLOPE = 20.0      # logistic slope of a read's confidence against its duel margin (0.7 at DUEL_MIN)
 CLEARLY = 0.1          # score lead by which a read keeps a blob another read also claims
 SAME_CARD = 0.35       # quads whose centres lie closer (share of the short side) are one card
@@ -111,6 +119,7 @@ class Read:
     claim: str | None = None
     patch: np.ndarray | None = None    # (2D,) the rank then sign patch it was judged on
     scores: tuple = ()                 # (rank, sign) scores of the patch against every template
+    notch: float = 0.0                 # the sign's club notch (club_notch), 0 unless its suit read black
 
     @property
     def confidence(self) -> float:
@@ -222,6 +231,40 @@ def glyphs(ink: np.ndarray, red: np.ndarray, b: Blobs, c: np.ndarray, up: np.nda
     return _normed(p), (q * on).sum(axis=1) / np.maximum(on.sum(axis=1), 1), ground
 
 
+def club_notch(ink: np.ndarray, b: Blobs, k: int, up: np.ndarray) -> float:
+    """How deep the notches beside the top lobe of sign ``k`` are (see CLUB_NOTCH): the deepest
+    convexity defect of its outline lying in its upper part and off its centre line, as a share
+    of its width, with "up" along ``up``; 0 for a convex sign. The outline is its own blob's ink
+    sampled in its frame on a fine grid, so the notches of a 15 px sign are a few cells deep."""
+    dn = -up / max(float(np.linalg.norm(up)), 1e-6)
+    rt = np.array([dn[1], -dn[0]])
+    s = float(spread(b.cov[k][None], dn[None])[0])
+    g = np.linspace(-SPAN, SPAN, NOTCH_CELLS)
+    gx, gy = np.meshgrid(g, g)
+    mx = (b.centre[k, 0] + s * (gx * rt[0] + gy * dn[0])).astype(np.float32)
+    my = (b.centre[k, 1] + s * (gx * rt[1] + gy * dn[1])).astype(np.float32)
+    p = cv2.remap(ink, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    lab = cv2.remap(b.labels, mx, my, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    m = ((p > INK_CUT) & (np.abs(lab - b.ids[k]) < 0.5)).astype(np.uint8)
+    cnts, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not cnts:
+        return 0.0
+    cnt = max(cnts, key=cv2.contourArea)
+    if len(cnt) < 4:
+        return 0.0
+    x, y, w, h = cv2.boundingRect(cnt)
+    try:
+        defects = cv2.convexityDefects(cnt, cv2.convexHull(cnt, returnPoints=False))
+    except cv2.error:          # a self-touching outline: no notch measured
+        return 0.0
+    if defects is None:
+        return 0.0
+    far = cnt[defects.reshape(-1, 4)[:, 2], 0]
+    depth = defects.reshape(-1, 4)[:, 3] / 256.0
+    beside = (far[:, 1] < y + 0.65 * h) & (np.abs(far[:, 0] - (x + w / 2)) > 0.15 * w)
+    return float(depth[beside].max() / w) if beside.any() else 0.0
+
+
 def describe(ink: np.ndarray, red: np.ndarray, b: Blobs, i: np.ndarray, j: np.ndarray
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Pairs (sign i, rank j) -> (patches (P, 2D): rank then sign, redness of the sign (P,),
@@ -315,6 +358,8 @@ class CornerReader:
             vals = sorted({c.split("/")[part] for c in self.cards})
             self.sides.append((vals, np.array([[c.split("/")[part] == v for c in self.cards] for v in vals])))
         self.known = set(self.cards.tolist())
+        suits, member = self.sides[1]
+        self.spades = member[suits.index("spades")] if "spades" in suits and "clubs" in suits else None
         self.order = []              # per side: templates grouped by value, and each group's start
         for vals, member in self.sides:
             perm = np.concatenate([np.flatnonzero(m) for m in member]) if len(member) else np.zeros(0, int)
@@ -353,11 +398,20 @@ class CornerReader:
         ok = (per_r.max(axis=1) >= RANK_MIN) & (ground <= GROUND_MAX)
         reads = []
         for k in np.flatnonzero(ok):
+            notch = 0.0
+            lead = int(np.argmax(per_s[k]))
+            if self.spades is not None and self.sides[1][0][lead] in ("clubs", "spades"):
+                # in the frame the leading suit matched best (SIGN_TURN): a 10's digit tilts "up"
+                deg = (0.0, -SIGN_TURN, SIGN_TURN)[turn[k, self._best(ss[k], 1, lead)]]
+                notch = club_notch(ink, b, int(i[k]), up[k] @ _turn(deg))
+                if notch >= CLUB_NOTCH:          # a trefoil: never a spade, whatever the templates say
+                    ss[k] = np.where(self.spades, -1.0, ss[k])
+                    per_s[k] = self._per(ss[k][None], 1)[0]
             orr, ors = np.argsort(-per_r[k])[:2], np.argsort(-per_s[k])[:2]
             sign_patch = ps[turn[k, self._best(ss[k], 1, ors[0])], k]     # at the leading suit's best turn
             r = self._judge(np.concatenate([pr[k], sign_patch]), sr[k], ss[k], orr, ors, per_r[k], per_s[k],
                             b.centre[i[k]], up[k], candidates, (int(i[k]), int(j[k])))
-            reads.append(replace(r, ground=float(ground[k])))
+            reads.append(replace(r, ground=float(ground[k]), notch=notch))
         named = _once(reads)
         if not claims:
             return named
@@ -370,8 +424,7 @@ class CornerReader:
         0°, -, +; each template's best score over the turns (P, T); the turn that gave it (P, T))."""
         pats, scores = [ps], [ss]
         for deg in (-SIGN_TURN, SIGN_TURN):
-            a = np.radians(deg)
-            p, red_s, _ = glyphs(ink, red, b, i, up @ np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]))
+            p, red_s, _ = glyphs(ink, red, b, i, up @ _turn(deg))
             pats.append(p)
             scores.append(np.where((red_s[:, None] > RED_CUT) != self.red[None, :], -1.0, p @ self.bank[:, D:].T))
         st = np.stack(scores)
@@ -465,6 +518,12 @@ class CornerReader:
         top = ((card, score), (rival, score - min(margins)))
         return Read(card if sure else None, sign + up / 2, quad, score, min(margins), float(min(duels)), top,
                     blobs, claim=card if clear else None, patch=patch, scores=(sr, ss))
+
+
+def _turn(deg: float) -> np.ndarray:
+    """The matrix that turns row vectors by ``deg`` degrees (``v @ _turn(deg)``)."""
+    a = np.radians(deg)
+    return np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]])
 
 
 def _once(reads: list[Read]) -> list[Read]:
