@@ -4,11 +4,12 @@
 
 Reads the real photos where they lie (see bench/vision_realdata.py, whose enrolment and
 scoring it reuses; --reuse loads the profiles a previous run of either script kept in --out)
-and prints four measurements, each on the cards of the 'tune' half only:
+and prints five measurements, each on the cards of the 'tune' half only:
 
-1. *tilts* and *glyphs*: the angle by which each digit of a two-digit rank (a 10) turns the
+1. *tilts*, *widths* and *glyphs*: the angle by which each digit of a two-digit rank (a 10) turns the
    sign-to-rank direction away from the sign-to-whole-rank one, in the enrolled faces of both
-   decks; how large a share of its face an index glyph is (CornerReader.max_area).
+   decks; each rank glyph's width over its height (RANK_NARROW); how large a share of its face
+   an index glyph is (CornerReader.max_area).
 2. *turns* (vision.corner_index.SIGN_TURN): the reads the corner reader names (before "each
    card once"), right and wrong, for several turns of the sign. deepPoker: a read in a photo
    of one card is right when it names that card; bidly: right within CORNER_NEAR px of a label
@@ -109,6 +110,26 @@ def tilts(*profs: Profile) -> list[float]:
                         u = b.centre[d] - b.centre[sign]
                         out.append(abs(float(np.degrees(np.arctan2(u[0] * whole[1] - u[1] * whole[0], u @ whole)))))
     return sorted(out)
+
+
+def widths(*profs: Profile) -> None:
+    """Each rank glyph's width over its height (spreads across and along sign-to-rank) in the
+    enrolled faces, per rank (a 10's two digits apart): vision.corner_index.RANK_NARROW."""
+    for name, prof in zip(("deepPoker", "bidly"), profs):
+        seen: dict[str, list[float]] = {}
+        for card, imgs in prof.faces.items():
+            for img in imgs if "/" in card else ():
+                for face in (img, np.ascontiguousarray(img[::-1, ::-1])):
+                    b, pairs = ci._face_index(face, ci.ink_map(face, ci.FACE_WINDOW)[0])
+                    first = min((r for _, r in pairs), key=lambda r: b.centre[r, 0], default=-1)   # a 10's "1"
+                    for sign, rank in pairs:
+                        u = b.centre[rank] - b.centre[sign]
+                        u = u / np.linalg.norm(u)
+                        a = float(ci.spread(b.cov[[rank]], np.array([[u[1], -u[0]]]))[0]
+                                  / ci.spread(b.cov[[rank]], u[None])[0])
+                        digit = "" if len(pairs) == 1 else " (its 1)" if rank == first else " (its 0)"
+                        seen.setdefault(card.split("/")[1] + digit, []).append(a)
+        print(f"  {name}: " + ", ".join(f"{k} {min(v):.2f}-{max(v):.2f}" for k, v in sorted(seen.items())))
 
 
 def glyphs(*profs: Profile) -> None:
@@ -322,6 +343,8 @@ def main(argv=None) -> int:
     print("  " + " ".join(f"{t:.1f}" for t in tilts(dp, bidly)))
     print("glyphs: an index glyph's share of its face (enrolled faces):")
     glyphs(dp, bidly)
+    print("widths: a rank glyph's width over its height (enrolled faces; RANK_NARROW):")
+    widths(dp, bidly)
     print("turns (tune half):")
     turns(ci.CornerReader(dp.faces), folder, ci.CornerReader(bidly.faces), deals)
     print("floors (tune half):")

@@ -35,7 +35,17 @@ IMAGE_WINDOW = 25      # an image's shorter side / this = its paper window (wide
 #                        close-ups such as the deepPoker peeks, whose signs are 1/20 of the side)
 INK_CUT = 0.4          # ink strength (less green and blue than the local paper) of a glyph pixel
 CELLS = 16             # cells per side of each glyph's patch
-SPAN = 2.6             # patch half-side, in the glyph's own ink spread (std) along "up"
+SPAN = 2.6             # patch half-side, in the glyph's own ink spread (std) along "up"; a rank glyph
+#   is sampled across "up" in its own spread across it: prints differ in how wide their digits are
+#   (bidly deal 4's bolder, wider ones) and a card seen at a slant squashes them (the deepPoker
+#   peeks). Reader alone (bench/vision_realdata.py, tune / report half), with the sign's notch:
+#   bidly deals 130 / 131 -> 140 / 138 named, peeks 13 / 15 -> 20 / 19, 0 wrong in every set
+#   (halfway, widths to the power 0.5: 138 / 143, peeks 17 / 19)
+RANK_NARROW = 0.33     # width over height (spreads across and along "up") under which a rank glyph
+#   keeps the frame of its height alone: its narrowness is what it shows. The 10's lone "1" is
+#   0.22-0.30 in both real decks' enrolled faces, every other glyph 0.36 (a jack) or more
+#   (bench/corner_checks.py widths). Without it (every glyph at its own width) a glyph in deepPoker
+#   table-hearts_6-3.jpg (report half) read as a 10 of spades
 CORNER = (0.24, 0.34)  # share of a face's (w, h) searched for its top-left index
 PAIR_SLACK = 1.6       # how far beyond the templates' own range a pair's proportions may lie
 MIN_SHARE = 0.5        # share of the enrolled cards whose faces must show an index for any to be read
@@ -214,16 +224,21 @@ def sample(maps: list[np.ndarray], origin: np.ndarray, right: np.ndarray, down: 
     return [np.concatenate(o, axis=0) if o else np.zeros((0, D), np.float32) for o in out]
 
 
-def glyphs(ink: np.ndarray, red: np.ndarray, b: Blobs, c: np.ndarray, up: np.ndarray
+def glyphs(ink: np.ndarray, red: np.ndarray, b: Blobs, c: np.ndarray, up: np.ndarray, own_width: bool = False
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Blobs ``c`` each sampled in its own frame ("up" along ``up``, its spread along it as
     the unit) -> (patches (P, D) normed, redness (P,), median ink around it (P,): low on
     paper). A patch shows its own blob's ink only: a card edge or a pip beside the index
-    is not part of the glyph."""
+    is not part of the glyph. ``own_width`` (rank glyphs): across "up" the unit is the glyph's
+    own spread across it, unless it is narrower than RANK_NARROW (see there)."""
     dn = (-up / np.maximum(np.linalg.norm(up, axis=1, keepdims=True), 1e-6)).astype(np.float32)
     rt = np.stack([dn[:, 1], -dn[:, 0]], axis=1)     # for down = (0, 1): right = (1, 0)
     s = spread(b.cov[c], dn)[:, None].astype(np.float32)
-    p, q, lab = sample([ink, red, b.labels], b.centre[c].astype(np.float32), rt * s, dn * s, nearest=1)
+    across = s
+    if own_width:
+        wide = spread(b.cov[c], rt)[:, None].astype(np.float32)
+        across = np.where(wide >= RANK_NARROW * s, wide, s)
+    p, q, lab = sample([ink, red, b.labels], b.centre[c].astype(np.float32), rt * across, dn * s, nearest=1)
     own = np.abs(lab - b.ids[c][:, None].astype(np.float32)) < 0.5
     ground = np.median(np.where(own, 0.0, p), axis=1)
     p = np.where(own, p, 0.0)
@@ -270,7 +285,7 @@ def describe(ink: np.ndarray, red: np.ndarray, b: Blobs, i: np.ndarray, j: np.nd
     """Pairs (sign i, rank j) -> (patches (P, 2D): rank then sign, redness of the sign (P,),
     sign-to-rank vectors (P, 2))."""
     up = b.centre[j] - b.centre[i]
-    pr, _, _ = glyphs(ink, red, b, j, up)
+    pr, _, _ = glyphs(ink, red, b, j, up, own_width=True)
     ps, red_s, _ = glyphs(ink, red, b, i, up)
     return np.concatenate([pr, ps], axis=1), red_s, up
 
@@ -391,7 +406,7 @@ class CornerReader:
         i, j, up, ground = i[k], j[k], up[k], ground[k]
         ps, ss, turn = self._turned_signs(inkb, red, b, i, up, ps[k], ss[k])
         per_s = self._per(ss, 1)
-        pr, _, ground_r = glyphs(inkb, red, b, j, up)
+        pr, _, ground_r = glyphs(inkb, red, b, j, up, own_width=True)
         sr = pr @ self.bank[:, :D].T
         per_r = self._per(sr, 0)
         ground = np.maximum(ground, ground_r)

@@ -160,6 +160,38 @@ def test_a_trefoil_is_read_a_club_where_the_templates_cannot_tell_clubs_from_spa
     assert {r.card for r in reader.read(image) if r.card is not None} == set()
 
 
+def _wide_index(card: str, widen: float = 1.4) -> np.ndarray:
+    """``_index(card)`` with its rank printed ``widen`` times wider (another print's digits)."""
+    suit, rank = card.split("/")
+    col = (30, 30, 200) if suit in RED else (25, 25, 25)
+    img = _index(card)
+    text = TEXT.get(rank, rank)
+    glyph = np.full((30, 40, 3), (238, 242, 244), np.uint8)
+    (tw, _), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 0.7, 2)
+    cv2.putText(glyph, text, (20 - tw // 2, 26), cv2.FONT_HERSHEY_SIMPLEX, 0.7, col, 2, cv2.LINE_AA)
+    wide = cv2.resize(glyph, (round(40 * widen), 30), interpolation=cv2.INTER_LINEAR)
+    x0 = (wide.shape[1] - 40) // 2
+    img[:30] = wide[:, x0:x0 + 40]
+    return img
+
+
+def test_a_print_with_wider_digits_is_read_at_its_own_width(monkeypatch):
+    """Ranks printed 1.4 times wider than the enrolled faces' (bidly deal 4's digits are wider
+    than its enrolled singles'): each rank glyph is compared at its own width (RANK_NARROW),
+    so the hand is read; in the frame of the glyph's height alone it is not."""
+    seen = Profile("french-52", {c: ([_with_index(f[0], _wide_index(c))] if c in HAND else f)
+                                 for c, f in _profile().faces.items()}, 1.4)
+    places = [Placement(c, (300 + 62 * k, 380 + 4 * k), -16 + 4 * k, scale=1.3) for k, c in enumerate(HAND)]
+    image = render_scene(seen, places, size=SIZE, table="wood", seed=3).image
+    reader = CornerReader(_profile().faces)
+    named = {r.card for r in reader.read(image) if r.card is not None}
+    assert named <= set(HAND) and len(named) >= len(HAND) - 2, sorted(named)
+    monkeypatch.setattr(corner_index, "RANK_NARROW", float("inf"))     # every glyph at its height
+    old = CornerReader(_profile().faces)
+    before = {r.card for r in old.read(image) if r.card is not None}
+    assert before <= set(HAND) and len(before) < len(named), (sorted(before), sorted(named))
+
+
 @pytest.mark.parametrize("turn", [90, 180])
 def test_read_at_any_rotation(turn):
     scene = _hand(seed=7)
