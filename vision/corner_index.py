@@ -80,10 +80,13 @@ GROUND_MAX = 0.25      # median ink around the glyphs above which they are not p
 #   let it through, 0.25 stops it and costs 8 right reads on the tune half)
 # A club's sign is a trefoil: its outline has two deep notches beside its top lobe, which no
 # spade, heart or diamond of any print has. The deepest convexity defect of the sign's outline in
-# its upper part and off its centre line, as a share of its width (club_notch, on a NOTCH_CELLS
+# its upper half and off its centre line, as a share of its width (club_notch, on a NOTCH_CELLS
 # grid), measured by bench/corner_checks.py notches on every sign read at a labelled index: spades
-# 0.02-0.075 (bidly deals 69, deepPoker photos 48, both decks' enrolled faces 51), clubs 0.15-0.25
-# at the median and above 0.1 in 90 % (the rest blurred shut: a notch's absence says nothing)
+# 0.00-0.074 (bidly deals 76, deepPoker photos 50, both decks' enrolled faces 51), clubs 0.10-0.19
+# at the median and above 0.1 in 50-100 % per set (the rest blurred shut: no notch says nothing).
+# The upper half only: a spade's notches lie where its stem meets its head, under the middle (the
+# drawn spades of tests/vision/test_corner_index.py, an arrowhead, reached 0.25 at 60 % of its
+# height and were read as clubs)
 CLUB_NOTCH = 0.1       # notch above which a black sign is a club, never a spade, whatever the templates
 NOTCH_CELLS = 48       # cells per side of the sign's outline grid (over the same +-SPAN as the patch)
 CONF_SLOPE = 20.0      # logistic slope of a read's confidence against its duel margin (0.7 at DUEL_MIN)
@@ -248,7 +251,7 @@ def glyphs(ink: np.ndarray, red: np.ndarray, b: Blobs, c: np.ndarray, up: np.nda
 
 def club_notch(ink: np.ndarray, b: Blobs, k: int, up: np.ndarray) -> float:
     """How deep the notches beside the top lobe of sign ``k`` are (see CLUB_NOTCH): the deepest
-    convexity defect of its outline lying in its upper part and off its centre line, as a share
+    convexity defect of its outline lying in its upper half and off its centre line, as a share
     of its width, with "up" along ``up``; 0 for a convex sign. The outline is its own blob's ink
     sampled in its frame on a fine grid, so the notches of a 15 px sign are a few cells deep."""
     dn = -up / max(float(np.linalg.norm(up)), 1e-6)
@@ -276,7 +279,7 @@ def club_notch(ink: np.ndarray, b: Blobs, k: int, up: np.ndarray) -> float:
         return 0.0
     far = cnt[defects.reshape(-1, 4)[:, 2], 0]
     depth = defects.reshape(-1, 4)[:, 3] / 256.0
-    beside = (far[:, 1] < y + 0.65 * h) & (np.abs(far[:, 0] - (x + w / 2)) > 0.15 * w)
+    beside = (far[:, 1] < y + 0.5 * h) & (np.abs(far[:, 0] - (x + w / 2)) > 0.15 * w)
     return float(depth[beside].max() / w) if beside.any() else 0.0
 
 
