@@ -32,6 +32,11 @@ from vision.geometry import order_quad, quad_sides
 
 FACE_WINDOW = 15       # px (in a 160 px wide face) whose brightest pixel is the paper under a glyph
 INK_CUT = 0.4          # ink strength (less green and blue than the local paper) of a glyph pixel
+FACE_CUTS = (INK_CUT, 0.55, 0.7)   # ink cuts tried in turn for a face's index: where its sign touches the
+#   picture's frame line (thinner, fainter ink once the face is shrunk to 160 px) no sign is found at
+#   INK_CUT, at a stricter cut they part. deepPoker's jack and king of clubs had no template (0.55
+#   parts the king's, 0.7 the jack's); with them the reader alone names 2 more peeks and 2 more table
+#   photos and crops (tune half), none less and 0 wrong (bench/vision_realdata.py)
 CELLS = 16             # cells per side of each glyph's patch
 SPAN = 2.6             # patch half-side, in the glyph's own ink spread (std) along "up"; a rank glyph
 #   is sampled across "up" in its own spread across it: prints differ in how wide their digits are
@@ -176,11 +181,11 @@ def ink_map(bgr: np.ndarray, window: int, shadows: bool = False) -> tuple[np.nda
     return ink, red
 
 
-def blobs(ink: np.ndarray, min_area: int, max_area: int) -> Blobs:
-    """Ink components of plausible glyph size, with their pixel-position covariance. A blob
-    the image border cuts is left out: its shape is not the glyph's (a poster's print cut
-    by the top of a deepPoker photo read as a 10 of spades)."""
-    mask = (ink > INK_CUT).astype(np.uint8)
+def blobs(ink: np.ndarray, min_area: int, max_area: int, cut: float = INK_CUT) -> Blobs:
+    """Ink components (stronger than ``cut``) of plausible glyph size, with their pixel-position
+    covariance. A blob the image border cuts is left out: its shape is not the glyph's (a
+    poster's print cut by the top of a deepPoker photo read as a 10 of spades)."""
+    mask = (ink > cut).astype(np.uint8)
     n, lab, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     w, h, a = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT], stats[:, cv2.CC_STAT_AREA]
     x, y = stats[:, cv2.CC_STAT_LEFT], stats[:, cv2.CC_STAT_TOP]
@@ -305,11 +310,11 @@ def _normed(p: np.ndarray) -> np.ndarray:
     return p / (np.linalg.norm(p, axis=-1, keepdims=True) + 1e-6)
 
 
-def _face_index(face: np.ndarray, ink: np.ndarray) -> tuple[Blobs, list[tuple[int, int]]]:
+def _face_index(face: np.ndarray, ink: np.ndarray, cut: float = INK_CUT) -> tuple[Blobs, list[tuple[int, int]]]:
     """The index in a face's top-left corner: its blobs and [(sign, rank)] pairs (one per
     rank component, e.g. two for a 10)."""
     h, w = face.shape[:2]
-    b = blobs(ink, 4, int(0.05 * w * h))
+    b = blobs(ink, 4, int(0.05 * w * h), cut)
     c = b.centre
     inside = (c[:, 0] < CORNER[0] * w) & (c[:, 1] < CORNER[1] * h) & (c[:, 0] > 0.02 * w) & (c[:, 1] > 0.02 * h)
     ids = np.flatnonzero(inside)
@@ -338,7 +343,10 @@ def templates(faces: dict[str, list[np.ndarray]]) -> list[Template]:
             for turned in (False, True):
                 face = np.ascontiguousarray(img[::-1, ::-1]) if turned else img
                 ink, red = ink_map(face, FACE_WINDOW)
-                b, pairs = _face_index(face, ink)
+                for cut in FACE_CUTS:       # a sign touching the picture's frame: a stricter cut parts them
+                    b, pairs = _face_index(face, ink, cut)
+                    if pairs:
+                        break
                 if not pairs:
                     continue
                 i = np.array([p[0] for p in pairs])

@@ -81,6 +81,20 @@ def test_every_face_gives_an_index_template():
     assert {t.card for t in reader.templates} == set(DECK)
 
 
+def test_a_sign_touching_the_pictures_frame_still_gives_a_template(monkeypatch):
+    """A court face whose index sign touches the frame line of its picture (deepPoker's jack and
+    king of clubs, shrunk to 160 px): at INK_CUT sign and picture are one blob and no index is
+    found; a stricter cut (FACE_CUTS) parts the fainter line from the solid sign."""
+    face = _face("clubs/king")
+    cv2.rectangle(face, (46, 30), (114, 194), (40, 40, 40), 1)     # the picture's frame line
+    cv2.line(face, (27, 44), (46, 44), (115, 115, 115), 2)         # fainter where it meets the sign
+    cv2.line(face, (160 - 28, 224 - 45), (114, 224 - 45), (115, 115, 115), 2)
+    faces = {**_profile().faces, "clubs/king": [face]}
+    assert "clubs/king" in {t.card for t in CornerReader(faces).templates}
+    monkeypatch.setattr(corner_index, "FACE_CUTS", (corner_index.INK_CUT,))
+    assert "clubs/king" not in {t.card for t in CornerReader(faces).templates}
+
+
 def test_fanned_hand_read_by_corner_indices():
     scene = _hand()
     reads = [r for r in CornerReader(_profile().faces).read(scene.image) if r.card is not None]
