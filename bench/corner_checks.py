@@ -24,6 +24,12 @@ and prints five measurements, each on the cards of the 'tune' half only:
    merge, the strongest contradiction (CornerReader.against) of an index read lying on it, for
    right names and for wrong ones (deepPoker table, tight crop, peek and unenrolled photos;
    bidly deals).
+6. *reader*: what the corner reader alone names, per half (both halves: it checks a change, it
+   sets nothing), right / wrong: bidly deals (right within CORNER_NEAR px of a label of its card),
+   deepPoker peeks and table photos (a read of another card is wrong), and the reads named before
+   "each card once" that are wrong (that rule hides them only while the true card is read too).
+
+``--only reader,notches`` runs the named measurements alone.
 """
 from __future__ import annotations
 
@@ -226,6 +232,45 @@ def against(dp_prof: Profile, dp_folder: Path, bidly_prof: Profile, deals) -> No
         print(f"    {v:.3f}  {name}")
 
 
+def reader(dp_reader, dp_folder: Path, bidly_reader, deals) -> None:
+    """The corner reader alone, per half: cards named right and reads wrong (see the module doc)."""
+    tally: dict[str, list[int]] = {}
+    for n, (img, centres) in enumerate(deals):
+        early = judged(bidly_reader, img)
+        got = set()
+        for r in [r for r in ci._once(early) if r.card is not None]:
+            near = [c for c, pts in centres.items() for p in pts if np.hypot(*(r.index - p)) < vr.CORNER_NEAR]
+            if r.card in near:
+                got.add(r.card)
+            elif near or r.card not in centres:
+                tally.setdefault(f"bidly {vr.half_of(r.card, DECK)}", [0, 0, 0])[1] += 1
+        for card in centres:
+            t = tally.setdefault(f"bidly {vr.half_of(card, DECK)}", [0, 0, 0])
+            t[0] += card in got
+            t[2] += 1
+        for r in early:
+            near = [c for c, pts in centres.items() for p in pts if np.hypot(*(r.index - p)) < vr.CORNER_NEAR]
+            if r.card not in near and (near or r.card not in centres):
+                print(f"  bidly deal {n + 1}: {r.card} read at {r.index.astype(int).tolist()} (labels there: "
+                      f"{','.join(near) or 'none'}) before each card once, score {r.score:.3f}")
+    for row in csv.DictReader((dp_folder / "labels.csv").open()):
+        f, card = row["file"], vr.DEEPPOKER_FIXES.get(row["file"], row["card"])
+        kind = "peek" if f.startswith("peek-") else "table" if f.startswith("table-") and not f.endswith("-1.jpg") \
+            else None
+        if kind is None:
+            continue
+        names = [r.card for r in dp_reader.read(cv2.imread(str(dp_folder / f))) if r.card is not None]
+        t = tally.setdefault(f"deepPoker {kind} {vr.half_of(card, DECK)}", [0, 0, 0])
+        t[0] += card in names
+        t[1] += sum(c != card for c in names)
+        t[2] += 1
+        for c in names:
+            if c != card:
+                print(f"  {f}: read {c}")
+    for name, (right, wrong, total) in sorted(tally.items()):
+        print(f"  {name:24s} named {right:3d} of {total:3d}, wrong {wrong}")
+
+
 TURNS_DEFAULT = ci.SIGN_TURN
 RANK_FLOORS = (0.7, 0.72, 0.74, 0.75, 0.76, 0.78, 0.8)
 DUELS = (0.05, 0.08, 0.1, 0.12, 0.15)
@@ -329,6 +374,8 @@ def main(argv=None) -> int:
     ap.add_argument("--realdata", default=str(vr.default_realdata()))
     ap.add_argument("--out", default="/tmp/cardtable-realdata")
     ap.add_argument("--reuse", action="store_true", help="reuse the profiles a previous run enrolled")
+    ap.add_argument("--only", default="", help="comma-separated measurements to run (default: all): "
+                    "tilts, glyphs, widths, turns, floors, notches, against, reader")
     args = ap.parse_args(argv)
     vr.REUSE = args.reuse
     data, out = Path(args.realdata), Path(args.out)
@@ -339,20 +386,29 @@ def main(argv=None) -> int:
     dp, bidly = profiles(data, out)
     folder = data / "french-deeppoker-singles"
     deals = bidly_deals(data / "french-bidly-deals")
-    print("tilts: degrees a 10's digit turns the sign-to-rank direction (enrolled faces):")
-    print("  " + " ".join(f"{t:.1f}" for t in tilts(dp, bidly)))
-    print("glyphs: an index glyph's share of its face (enrolled faces):")
-    glyphs(dp, bidly)
-    print("widths: a rank glyph's width over its height (enrolled faces; RANK_NARROW):")
-    widths(dp, bidly)
-    print("turns (tune half):")
-    turns(ci.CornerReader(dp.faces), folder, ci.CornerReader(bidly.faces), deals)
-    print("floors (tune half):")
-    floors(ci.CornerReader(dp.faces), folder, ci.CornerReader(bidly.faces), deals)
-    print("notches: a black sign's club notch, per true suit (CLUB_NOTCH: above it a club, never a spade)")
-    notches(dp, folder, bidly, deals)
-    print("against (tune half): strongest index contradiction of each name given before the corner merge")
-    against(dp, folder, bidly, deals)
+    only = set(args.only.split(",")) if args.only else None
+
+    def run(name: str, title: str) -> bool:
+        if only is None or name in only:
+            print(title)
+            return True
+        return False
+    if run("tilts", "tilts: degrees a 10's digit turns the sign-to-rank direction (enrolled faces):"):
+        print("  " + " ".join(f"{t:.1f}" for t in tilts(dp, bidly)))
+    if run("glyphs", "glyphs: an index glyph's share of its face (enrolled faces):"):
+        glyphs(dp, bidly)
+    if run("widths", "widths: a rank glyph's width over its height (enrolled faces; RANK_NARROW):"):
+        widths(dp, bidly)
+    if run("turns", "turns (tune half):"):
+        turns(ci.CornerReader(dp.faces), folder, ci.CornerReader(bidly.faces), deals)
+    if run("floors", "floors (tune half):"):
+        floors(ci.CornerReader(dp.faces), folder, ci.CornerReader(bidly.faces), deals)
+    if run("notches", "notches: a black sign's club notch, per true suit (CLUB_NOTCH: above it a club, never a spade)"):
+        notches(dp, folder, bidly, deals)
+    if run("against", "against (tune half): strongest index contradiction of each name given before the corner merge"):
+        against(dp, folder, bidly, deals)
+    if run("reader", "reader: the corner reader alone, both halves (named right, wrong)"):
+        reader(ci.CornerReader(dp.faces), folder, ci.CornerReader(bidly.faces), deals)
     return 0
 
 

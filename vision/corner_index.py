@@ -97,6 +97,18 @@ CLEARLY = 0.1          # score lead by which a read keeps a blob another read al
 SAME_CARD = 0.35       # quads whose centres lie closer (share of the short side) are one card
 BLUR = 0.8             # px sigma of the ink map before sampling (forgives a pixel of jitter)
 D = CELLS * CELLS      # length of one glyph's patch
+# A rank patch shows its own blob's ink only, each cell weighed by the share of the pixel square
+# around it (OWN_SHIFTS, image pixels) that is the blob's own: the nearest label pixel alone made a
+# stroke of 1-2 px, as the photos' index digits are, show as a dotted line (a cell falls on it or
+# beside it), so right ranks scored 0.72-0.79 against the templates' full strokes. Reader alone
+# (bench/vision_realdata.py, its "corners" rows; tune / report half): bidly
+# deals 142 / 146 -> 152 / 151 named, deepPoker peeks 22 / 18 -> 22 / 20, table photos 73 / 77 ->
+# 74 / 77, 0 wrong. A sign keeps the nearest pixel: a filled shape's edge does not alias, and soft
+# edges made a blurred trefoil of bidly deal 7 read as a spade (sign margin 0.013, a wrong read
+# before "each card once"; bench/corner_checks.py floors). (Labels grown by a pixel instead, in
+# faces and photos: 152 / 150 but wrong reads on 2 peeks and 10 table photos, pips read as an A or
+# a 4 whose holes the growth filled; in photos only: 148 / 142.)
+OWN_SHIFTS = ((-0.5, -0.5), (0.5, -0.5), (-0.5, 0.5), (0.5, 0.5))
 SIGN_TURN = 8.0        # degrees: each sign is also read with "up" turned by this either way, and each
 #   suit template scores at its best turn. A 10's digits tilt the sign-to-rank direction by 5-7° (the
 #   0) and 12-16° (the 1) in the enrolled faces of both real decks, and only some 10s were enrolled
@@ -222,20 +234,28 @@ def _grid() -> tuple[np.ndarray, np.ndarray]:
 
 
 def sample(maps: list[np.ndarray], origin: np.ndarray, right: np.ndarray, down: np.ndarray,
-           nearest: int = 0) -> list[np.ndarray]:
-    """Each float32 map sampled on the CELLS x CELLS grid of each frame (origin, scaled
-    axes): (P, D); the last ``nearest`` maps (labels) at the nearest pixel, others bilinearly."""
+           own: tuple[np.ndarray, np.ndarray] | None = None, shifts=OWN_SHIFTS) -> list[np.ndarray]:
+    """Each float32 map sampled bilinearly on the CELLS x CELLS grid of each frame (origin,
+    scaled axes): (P, D). With ``own`` (a label image, each frame's label) also the share of
+    each cell's pixel square that belongs to the frame's own label (OWN_SHIFTS), appended."""
     gx, gy = _grid()
-    out: list[list[np.ndarray]] = [[] for _ in maps]
+    out: list[list[np.ndarray]] = [[] for _ in range(len(maps) + (own is not None))]
     for s in range(0, len(origin), 1000):      # remap maps stay well under 32767 rows
         sl = slice(s, s + 1000)
         mx = origin[sl, 0, None, None] + gx * right[sl, 0, None, None] + gy * down[sl, 0, None, None]
         my = origin[sl, 1, None, None] + gx * right[sl, 1, None, None] + gy * down[sl, 1, None, None]
         mx, my = mx.reshape(-1, CELLS).astype(np.float32), my.reshape(-1, CELLS).astype(np.float32)
         for k, m in enumerate(maps):
-            how = cv2.INTER_NEAREST if k >= len(maps) - nearest else cv2.INTER_LINEAR
-            p = cv2.remap(m, mx, my, how, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+            p = cv2.remap(m, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
             out[k].append(p.reshape(-1, D))
+        if own is not None:
+            labels, mine = own[0], own[1][sl, None].astype(np.float32)
+            share = np.zeros((len(mine), D), np.float32)
+            for dx, dy in shifts:
+                lab = cv2.remap(labels, mx + np.float32(dx), my + np.float32(dy), cv2.INTER_NEAREST,
+                                borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+                share += np.abs(lab.reshape(-1, D) - mine) < 0.5
+            out[-1].append(share / len(shifts))
     return [np.concatenate(o, axis=0) if o else np.zeros((0, D), np.float32) for o in out]
 
 
@@ -253,10 +273,10 @@ def glyphs(ink: np.ndarray, red: np.ndarray, b: Blobs, c: np.ndarray, up: np.nda
     if own_width:
         wide = spread(b.cov[c], rt)[:, None].astype(np.float32)
         across = np.where(wide >= RANK_NARROW * s, wide, s)
-    p, q, lab = sample([ink, red, b.labels], b.centre[c].astype(np.float32), rt * across, dn * s, nearest=1)
-    own = np.abs(lab - b.ids[c][:, None].astype(np.float32)) < 0.5
-    ground = np.median(np.where(own, 0.0, p), axis=1)
-    p = np.where(own, p, 0.0)
+    p, q, own = sample([ink, red], b.centre[c].astype(np.float32), rt * across, dn * s, own=(b.labels, b.ids[c]),
+                       shifts=OWN_SHIFTS if own_width else ((0.0, 0.0),))
+    ground = np.median(np.where(own > 0, 0.0, p), axis=1)
+    p = p * own
     on = p > INK_CUT
     return _normed(p), (q * on).sum(axis=1) / np.maximum(on.sum(axis=1), 1), ground
 
