@@ -56,6 +56,10 @@ MIN_SHARE = 0.5        # share of the enrolled cards whose faces must show an in
 SIGN_SOLID = 0.6       # least solidity (area over that of the ellipse of its spread) of a sign blob:
 #   enrolled signs 0.79-0.95 (bidly, deepPoker); keeps a third of a cork deal's blobs
 MAX_PAIRS = 6000       # candidate pairs compared per image (the closest first)
+FILL_MIN = 0.12        # least share of its box a glyph blob fills (a speckle of cork texture fills less). Its
+#   box is taken upright and along its own axes (that of the uniform rectangle with its second moments):
+#   upright alone, a thin stroke at 45° fills 0.1 of it and was dropped, which left the slanted 10s of
+#   bidly deals 5 and 6 their "0" alone
 MIN_AREA = 12          # px: smallest ink blob taken for a glyph (the "1" of a 10 at 1200 px is ~40)
 # The largest glyph blob read, as a share of the image, is the enrolled faces' largest index
 # glyph's share of its face, times PAIR_SLACK: a card can fill the picture (a tight crop),
@@ -196,13 +200,14 @@ def ink_map(bgr: np.ndarray, window: int, shadows: bool = False) -> tuple[np.nda
 def blobs(ink: np.ndarray, min_area: int, max_area: int, cut: float = INK_CUT) -> Blobs:
     """Ink components (stronger than ``cut``) of plausible glyph size, with their pixel-position
     covariance. A blob the image border cuts is left out: its shape is not the glyph's (a
-    poster's print cut by the top of a deepPoker photo read as a 10 of spades)."""
+    poster's print cut by the top of a deepPoker photo read as a 10 of spades). A blob must fill
+    FILL_MIN of its box, upright or along its own axes (see there)."""
     mask = (ink > cut).astype(np.uint8)
     n, lab, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     w, h, a = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT], stats[:, cv2.CC_STAT_AREA]
     x, y = stats[:, cv2.CC_STAT_LEFT], stats[:, cv2.CC_STAT_TOP]
     inside = (x > 0) & (y > 0) & (x + w < ink.shape[1]) & (y + h < ink.shape[0])   # not cut by the frame
-    keep = (a >= min_area) & (a <= max_area) & (a >= 0.12 * w * h) & (np.minimum(w, h) >= 2) & inside
+    keep = (a >= min_area) & (a <= max_area) & (np.minimum(w, h) >= 2) & inside
     keep[0] = False
     ys, xs = np.nonzero(mask)
     lb = lab[ys, xs]
@@ -219,7 +224,11 @@ def blobs(ink: np.ndarray, min_area: int, max_area: int, cut: float = INK_CUT) -
     cov = np.stack([np.bincount(k, dx * dx, m), np.bincount(k, dx * dy, m),
                     np.bincount(k, dx * dy, m), np.bincount(k, dy * dy, m)], axis=1) / cnt[:, None]
     cov += 1.0 / 12                           # a pixel's own extent
-    return Blobs(np.stack([mx, my], axis=1), cov.reshape(m, 2, 2), cnt.astype(np.float64),
+    # its own axes' box: the sides of the uniform rectangle of the same second moments
+    own_box = 12.0 * np.sqrt(np.maximum(cov[:, 0] * cov[:, 3] - cov[:, 1] * cov[:, 2], 0.0))
+    fill = (cnt >= FILL_MIN * w[ids] * h[ids]) | (cnt >= FILL_MIN * own_box)
+    cov, ids = cov[fill], ids[fill]
+    return Blobs(np.stack([mx, my], axis=1)[fill], cov.reshape(-1, 2, 2), cnt[fill].astype(np.float64),
                  lab.astype(np.float32), ids)
 
 

@@ -426,3 +426,20 @@ def test_a_thin_strokes_patch_hardly_changes_when_it_moves_by_part_of_a_pixel(mo
     nearest = agreement()
     assert min(soft) >= 0.9, np.round(soft, 3)
     assert np.mean(soft) > np.mean(nearest) + 0.02, (np.mean(soft), np.mean(nearest))
+
+
+@pytest.mark.parametrize("turn", [0, 20, 45, 70, 90])
+def test_a_thin_stroke_is_a_glyph_blob_at_any_slant(turn):
+    """A 10's "1" (a stroke of 1-2 px) must be a blob however the card lies: it fills FILL_MIN
+    of its box along its own axes, though at 45° only a twentieth of its upright box (bidly
+    deals 5 and 6: slanted 10s left with their "0" alone)."""
+    big = np.zeros((320, 320), np.uint8)
+    d = 100 * np.array([np.sin(np.radians(turn)), -np.cos(np.radians(turn))])
+    cv2.line(big, tuple(np.int32(160 - d)), tuple(np.int32(160 + d)), 255, 4, cv2.LINE_AA)
+    ink = cv2.resize(big.astype(np.float32) / 255, (80, 80), interpolation=cv2.INTER_AREA)
+    b = corner_index.blobs(ink, corner_index.MIN_AREA, 2000)
+    assert len(b.area) == 1 and b.area[0] >= 40
+    if turn == 45:      # its upright box alone would drop it
+        _, _, stats, _ = cv2.connectedComponentsWithStats((ink > corner_index.INK_CUT).astype(np.uint8))
+        w, h, a = stats[1, cv2.CC_STAT_WIDTH], stats[1, cv2.CC_STAT_HEIGHT], stats[1, cv2.CC_STAT_AREA]
+        assert a < corner_index.FILL_MIN * w * h
