@@ -131,6 +131,7 @@ class Template:
     corners: np.ndarray    # (4, 2) the face's corners in the frame (sign origin, sign-to-rank = (0, -1))
     shape: tuple[float, float, float]  # sign spread / d, rank spread / d, rank area / sign area
     share: float = 0.0     # its larger glyph's area as a share of the face's
+    digit: bool = False    # its rank glyph is one digit of a two-digit rank (a 10 whose digits lie apart)
 
 
 @dataclass(frozen=True)
@@ -391,7 +392,8 @@ def templates(faces: dict[str, list[np.ndarray]]) -> list[Template]:
                              float(spread(b.cov[j[k]][None], dn[None])[0] / d),
                              float(b.area[j[k]] / b.area[i[k]]))
                     share = float(max(b.area[i[k]], b.area[j[k]]) / (w * h))
-                    out.append(Template(card, patch[k], bool(reds[k] > RED_CUT), corners, shape, share))
+                    out.append(Template(card, patch[k], bool(reds[k] > RED_CUT), corners, shape, share,
+                                        len(pairs) > 1))
     return out
 
 
@@ -411,6 +413,7 @@ class CornerReader:
         self.cards = np.array([t.card for t in ts])
         self.bank = np.stack([t.patch for t in ts]).astype(np.float32) if ts else np.zeros((0, 2 * D), np.float32)
         self.red = np.array([t.red for t in ts], bool)
+        self.digit = np.array([t.digit for t in ts], bool)
         shape = np.array([t.shape for t in ts]) if ts else np.ones((1, 3))
         self.max_area = PAIR_SLACK * max((t.share for t in ts), default=0.0)   # share of an image
         self.lo, self.hi = shape.min(axis=0) / PAIR_SLACK, shape.max(axis=0) * PAIR_SLACK
@@ -466,6 +469,7 @@ class CornerReader:
         per_r = self._per(sr, 0)
         ground = np.maximum(ground, ground_r)
         ok = (per_r.max(axis=1) >= RANK_MIN) & (ground <= GROUND_MAX)
+        ok &= self._both_digits(i, j, sr, per_r)
         reads = []
         for k in np.flatnonzero(ok):
             notch = 0.0
@@ -486,6 +490,21 @@ class CornerReader:
         if not claims:
             return named
         return named + [r for r in reads if r.card is None]
+
+    def _both_digits(self, i: np.ndarray, j: np.ndarray, sr: np.ndarray, per_r: np.ndarray) -> np.ndarray:
+        """False for a pair whose rank matched best one digit of a two-digit rank (a 10 whose digits
+        lie apart) unless the rank glyph beside it, paired with the same sign, reads that rank too: a
+        lone stroke is the 10's "1" as much as it is a 7's stem or a frame line (bidly deal 3: a 7 whose
+        bar had parted from its stem read as the 10 of diamonds, rank 0.89), and a lone ring its "0".
+        A 10 whose 0 is hidden is then not named. Reader alone (bench/corner_checks.py reader, tune /
+        report): bidly 152 / 151 -> 153 / 151 (that 7 no longer hid the real 10 of diamonds by "each
+        card once"), peeks and table photos unchanged, 0 wrong."""
+        lead = per_r.argmax(axis=1)
+        digit = self.digit[np.argmax(np.where(self.sides[0][1][lead], sr, -9.0), axis=1)]
+        keep = ~digit
+        for k in np.flatnonzero(digit):
+            keep[k] = bool(np.any((i == i[k]) & (j != j[k]) & (lead == lead[k])))
+        return keep
 
     def _turned_signs(self, ink: np.ndarray, red: np.ndarray, b: Blobs, i: np.ndarray, up: np.ndarray,
                       ps: np.ndarray, ss: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
