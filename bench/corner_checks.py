@@ -24,7 +24,11 @@ and prints five measurements, each on the cards of the 'tune' half only:
    merge, the strongest contradiction (CornerReader.against) of an index read lying on it, for
    right names and for wrong ones (deepPoker table, tight crop, peek and unenrolled photos;
    bidly deals).
-6. *reader*: what the corner reader alone names, per half (both halves: it checks a change, it
+6. *twins* (vision.corner_index.OPPOSITE_TOL, TWIN_NEAR): every two reads of one card at two
+   places whose quads' centres lie SAME_CARD or more apart (before "each card once"), bidly deals:
+   the angle between their sign-to-rank directions and their centres' distance in short sides,
+   and whether both lie at labels of that card (its two indices) or not.
+7. *reader*: what the corner reader alone names, per half (both halves: it checks a change, it
    sets nothing), right / wrong: bidly deals (right within CORNER_NEAR px of a label of its card),
    deepPoker peeks and table photos (a read of another card is wrong), and the reads named before
    "each card once" that are wrong (that rule hides them only while the true card is read too).
@@ -54,6 +58,7 @@ import vision_realdata as vr  # noqa: E402
 from vision import corner_index as ci  # noqa: E402
 from vision import recognise as rg  # noqa: E402
 from vision.decks import cards_of  # noqa: E402
+from vision.geometry import quad_sides  # noqa: E402
 from vision.profile import Profile  # noqa: E402
 
 DECK = cards_of("french-52")
@@ -232,6 +237,25 @@ def against(dp_prof: Profile, dp_folder: Path, bidly_prof: Profile, deals) -> No
         print(f"    {v:.3f}  {name}")
 
 
+def twins(bidly_reader, deals) -> None:
+    """Reads of one card at two places (see the module doc), bidly deals, both halves."""
+    for n, (img, centres) in enumerate(deals):
+        early = [r for r in judged(bidly_reader, img) if r.card is not None]
+        for a, r in enumerate(early):
+            for o in early[:a]:
+                short = quad_sides(r.quad)[0]
+                apart = float(np.linalg.norm(o.quad.mean(axis=0) - r.quad.mean(axis=0))) / short
+                if r.card != o.card or set(r.blobs) & set(o.blobs) or apart < ci.SAME_CARD:
+                    continue
+                cos = float(r.up @ o.up) / float(np.linalg.norm(r.up) * np.linalg.norm(o.up))
+                at = [[c for c, pts in centres.items() for p in pts if np.hypot(*(x.index - p)) < vr.CORNER_NEAR]
+                      for x in (r, o)]
+                kind = "its two indices" if all(r.card in c for c in at) else "two places"
+                print(f"  bidly deal {n + 1} {r.card} ({vr.half_of(r.card, DECK)}): {kind}, labels there "
+                      f"{at[0] or '-'} / {at[1] or '-'}, {np.degrees(np.arccos(np.clip(cos, -1, 1))):.1f}°, "
+                      f"{apart:.2f} short sides apart")
+
+
 def reader(dp_reader, dp_folder: Path, bidly_reader, deals) -> None:
     """The corner reader alone, per half: cards named right and reads wrong (see the module doc)."""
     tally: dict[str, list[int]] = {}
@@ -375,7 +399,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="/tmp/cardtable-realdata")
     ap.add_argument("--reuse", action="store_true", help="reuse the profiles a previous run enrolled")
     ap.add_argument("--only", default="", help="comma-separated measurements to run (default: all): "
-                    "tilts, glyphs, widths, turns, floors, notches, against, reader")
+                    "tilts, glyphs, widths, turns, floors, notches, against, twins, reader")
     args = ap.parse_args(argv)
     vr.REUSE = args.reuse
     data, out = Path(args.realdata), Path(args.out)
@@ -407,6 +431,8 @@ def main(argv=None) -> int:
         notches(dp, folder, bidly, deals)
     if run("against", "against (tune half): strongest index contradiction of each name given before the corner merge"):
         against(dp, folder, bidly, deals)
+    if run("twins", "twins: reads of one card at two places (OPPOSITE_TOL, TWIN_NEAR)"):
+        twins(ci.CornerReader(bidly.faces), deals)
     if run("reader", "reader: the corner reader alone, both halves (named right, wrong)"):
         reader(ci.CornerReader(dp.faces), folder, ci.CornerReader(bidly.faces), deals)
     return 0

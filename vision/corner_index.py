@@ -99,6 +99,16 @@ NOTCH_CELLS = 48       # cells per side of the sign's outline grid (over the sam
 CONF_SLOPE = 20.0      # logistic slope of a read's confidence against its duel margin (0.7 at DUEL_MIN)
 CLEARLY = 0.1          # score lead by which a read keeps a blob another read also claims
 SAME_CARD = 0.35       # quads whose centres lie closer (share of the short side) are one card
+# A card's two indices are turned 180° from each other; a print laid out unlike the enrolled faces
+# (bidly deal 4: sign and rank closer together) makes each imply a quad shifted along the card,
+# away from the other's. Two reads of one card whose sign-to-rank directions are opposite within
+# OPPOSITE_TOL are its two indices when their quads' centres lie within TWIN_NEAR short sides.
+# bench/corner_checks.py twins (reads of one card at two places, before "each card once"): the two
+# labelled indices of one card (deal 4's diamonds 2 and 5, report and tune half) 179.7-179.9° and
+# 0.35-0.39 apart; reads of one card at two cards (a cross pairing, a sign occluded) 57° at 5.3, and
+# 178.4° at 2.28 (a pair across two cards of deal 5 read turned over)
+OPPOSITE_TOL = 20.0    # degrees
+TWIN_NEAR = 0.7        # share of the short side: twice SAME_CARD
 BLUR = 0.8             # px sigma of the ink map before sampling (forgives a pixel of jitter)
 D = CELLS * CELLS      # length of one glyph's patch
 # A rank patch shows its own blob's ink only, each cell weighed by the share of the pixel square
@@ -153,6 +163,7 @@ class Read:
     patch: np.ndarray | None = None    # (2D,) the rank then sign patch it was judged on
     scores: tuple = ()                 # (rank, sign) scores of the patch against every template
     notch: float = 0.0                 # the sign's club notch (club_notch), 0 unless its suit read black
+    up: np.ndarray | None = None       # (2,) image vector from its sign to its rank
 
     @property
     def confidence(self) -> float:
@@ -606,7 +617,7 @@ class CornerReader:
                  else f"{wins[1]}/{self.sides[0][0][orr[1]]}")
         top = ((card, score), (rival, score - min(margins)))
         return Read(card if sure else None, sign + up / 2, quad, score, min(margins), float(min(duels)), top,
-                    blobs, claim=card if clear else None, patch=patch, scores=(sr, ss))
+                    blobs, claim=card if clear else None, patch=patch, scores=(sr, ss), up=up)
 
 
 def _turn(deg: float) -> np.ndarray:
@@ -615,13 +626,21 @@ def _turn(deg: float) -> np.ndarray:
     return np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]])
 
 
+def _opposite(a: Read, b: Read) -> bool:
+    """Whether two reads' sign-to-rank directions are opposite within OPPOSITE_TOL (a card's two indices)."""
+    if a.up is None or b.up is None:
+        return False
+    cos = float(a.up @ b.up) / max(float(np.linalg.norm(a.up) * np.linalg.norm(b.up)), 1e-9)
+    return cos <= -math.cos(math.radians(OPPOSITE_TOL))
+
+
 def _once(reads: list[Read]) -> list[Read]:
     """Each ink blob in one index and each card once. A read whose sign and rank each belong
     to a stronger read is a cross pairing of two indices (one's sign, the other's rank) and
     drops; otherwise named reads sharing a blob but naming different cards: a read beaten by
     CLEARLY in score drops, otherwise all become unsure; reads of one card merge when they
-    imply the same card (both indices, a 10's digits), and become unsure when they lie where
-    one card cannot be."""
+    imply the same card (a 10's digits; both indices, turned 180° from each other: TWIN_NEAR), and
+    become unsure when they lie where one card cannot be."""
     named = sorted([r for r in reads if r.card is not None], key=lambda r: -r.score)
     alive: list[Read] = []
     doubt: set[int] = set()
@@ -638,7 +657,8 @@ def _once(reads: list[Read]) -> list[Read]:
         short = quad_sides(r.quad)[0]
         for b in range(a):
             o = alive[b]
-            if o.card == r.card and np.linalg.norm(o.quad.mean(axis=0) - r.quad.mean(axis=0)) >= SAME_CARD * short:
+            apart = float(np.linalg.norm(o.quad.mean(axis=0) - r.quad.mean(axis=0)))
+            if o.card == r.card and apart >= SAME_CARD * short and not (_opposite(o, r) and apart < TWIN_NEAR * short):
                 doubt |= {a, b}
     kept: list[Read] = []
     for a, r in enumerate(alive):

@@ -456,3 +456,28 @@ def test_a_thin_stroke_is_a_glyph_blob_at_any_slant(turn):
         _, _, stats, _ = cv2.connectedComponentsWithStats((ink > corner_index.INK_CUT).astype(np.uint8))
         w, h, a = stats[1, cv2.CC_STAT_WIDTH], stats[1, cv2.CC_STAT_HEIGHT], stats[1, cv2.CC_STAT_AREA]
         assert a < corner_index.FILL_MIN * w * h
+
+
+def _tight_index(card: str, gap: int) -> np.ndarray:
+    """``_index(card)`` with its sign ``gap`` px nearer its rank (another print's layout)."""
+    img = _index(card)
+    out = np.full_like(img, (238, 242, 244))
+    out[:30] = img[:30]
+    out[34 - gap:64 - gap] = img[34:64]
+    return out
+
+
+@pytest.mark.parametrize("card", ["diamonds/2", "hearts/8"])
+def test_a_cards_two_indices_in_another_layout_are_one_card(card, monkeypatch):
+    """A print whose sign lies nearer its rank than the enrolled faces' (bidly deal 4): each
+    index implies a quad shifted along the card, away from the other's, so the card seemed to
+    lie in two places and was named nowhere. Its two indices are turned 180° from each other:
+    within TWIN_NEAR they are one card, and it is named once."""
+    seen = Profile("french-52", {**_profile().faces, card: [_with_index(_profile().faces[card][0],
+                                                                        _tight_index(card, 8))]}, 1.4)
+    reader = CornerReader(_profile().faces)
+    scenes = [render_scene(seen, [Placement(card, (640, 360), angle, scale=1.4)], size=SIZE, table="wood", seed=5)
+              for angle in (-30, 0, 30)]
+    assert all([r.card for r in reader.read(s.image) if r.card is not None] == [card] for s in scenes)
+    monkeypatch.setattr(corner_index, "TWIN_NEAR", 0.0)
+    assert all(not [r for r in reader.read(s.image) if r.card is not None] for s in scenes)
