@@ -481,3 +481,30 @@ def test_a_cards_two_indices_in_another_layout_are_one_card(card, monkeypatch):
     assert all([r.card for r in reader.read(s.image) if r.card is not None] == [card] for s in scenes)
     monkeypatch.setattr(corner_index, "TWIN_NEAR", 0.0)
     assert all(not [r for r in reader.read(s.image) if r.card is not None] for s in scenes)
+
+
+def _framed(face: np.ndarray) -> np.ndarray:
+    """``face`` with its picture's frame: a dark line of one pixel touching each index sign's side."""
+    face = face.copy()
+    for (x0, y0), (x1, y1), (x2, y2) in (((31, 194), (31, 30), (114, 30)),
+                                         ((128, 30), (128, 194), (45, 194))):
+        cv2.line(face, (x0, y0), (x1, y1), (60, 60, 60), 1)
+        cv2.line(face, (x1, y1), (x2, y2), (60, 60, 60), 1)
+    return face
+
+
+def test_a_court_cards_sign_touching_its_pictures_frame_is_read(monkeypatch):
+    """A court card's index sign touching the thin frame line of its picture makes one ink
+    component with it, neither sign nor rank (real bidly deals: every queen and jack of hearts).
+    An opening parts the solid sign from the line (solid_parts), and the card is read; without
+    it, not (here 3 of the 4 cards, whose signs touch the line)."""
+    cards = ["hearts/queen", "spades/jack", "diamonds/king", "clubs/queen"]
+    seen = Profile("french-52", {**_profile().faces, **{c: [_framed(_profile().faces[c][0])] for c in cards}}, 1.4)
+    reader = CornerReader(_profile().faces)
+    scenes = [render_scene(seen, [Placement(c, (250 + 260 * k, 360), angle, scale=1.2) for k, c in enumerate(cards)],
+                           size=SIZE, table="wood", seed=6) for angle in (-20, 0, 20)]
+    named = [{r.card for r in reader.read(s.image) if r.card is not None} for s in scenes]
+    assert all(n == set(cards) for n in named), named
+    monkeypatch.setattr(corner_index, "solid_parts", lambda ink, b, *args, **kw: b)
+    before = [{r.card for r in reader.read(s.image) if r.card is not None} for s in scenes]
+    assert all(n <= set(cards) and len(n) <= 1 for n in before), before
