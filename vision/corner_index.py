@@ -711,20 +711,29 @@ def _opposite(a: Read, b: Read) -> bool:
     return cos <= -math.cos(math.radians(OPPOSITE_TOL))
 
 
+def _shown(r: Read) -> str | None:
+    """The card a read shows: its name, or the card it clearly shows but may not name (its claim)."""
+    return r.card if r.card is not None else r.claim
+
+
 def _once(reads: list[Read]) -> list[Read]:
     """Each ink blob in one index and each card once. A read whose sign and rank each belong
     to a stronger read is a cross pairing of two indices (one's sign, the other's rank) and
     drops; otherwise named reads sharing a blob but naming different cards: a read beaten by
     CLEARLY in score drops, otherwise all become unsure; reads of one card merge when they
     imply the same card (a 10's digits; both indices, turned 180° from each other: TWIN_NEAR), and
-    become unsure when they lie where one card cannot be."""
-    named = sorted([r for r in reads if r.card is not None], key=lambda r: -r.score)
+    become unsure when they lie where one card cannot be. A clear read of a card that is not
+    enrolled (or not a candidate: ``Read.claim``) takes part as a rival, never named itself: the
+    rank of a queen whose card is not enrolled, paired with the picture's large diamond, named
+    the queen of hearts (deepPoker, the queen of diamonds left out of the profile) though its own
+    sign reads the diamonds' queen far better (0.97 against 0.83)."""
+    named = sorted([r for r in reads if _shown(r) is not None], key=lambda r: -r.score)
     alive: list[Read] = []
     doubt: set[int] = set()
     for r in named:
         if len(r.blobs) == 2 and all(any(b in o.blobs for o in alive) for b in r.blobs):
             continue
-        rivals = [k for k, o in enumerate(alive) if o.card != r.card and set(o.blobs) & set(r.blobs)]
+        rivals = [k for k, o in enumerate(alive) if _shown(o) != _shown(r) and set(o.blobs) & set(r.blobs)]
         if rivals and all(alive[k].score - r.score >= CLEARLY for k in rivals):
             continue
         if rivals:
@@ -734,13 +743,15 @@ def _once(reads: list[Read]) -> list[Read]:
         short = quad_sides(r.quad)[0]
         for b in range(a):
             o = alive[b]
-            if o.card != r.card:
+            if _shown(o) != _shown(r):
                 continue
             apart = float(np.linalg.norm(o.quad.mean(axis=0) - r.quad.mean(axis=0)))
             if apart >= SAME_CARD * short and not (_opposite(o, r) and apart < TWIN_NEAR * short):
                 doubt |= {a, b}
     kept: list[Read] = []
     for a, r in enumerate(alive):
+        if r.card is None:
+            continue                                          # a claim: read() returns it with the unnamed
         if a in doubt:
             kept.append(replace(r, card=None, claim=None))   # a doubtful read claims nothing
         elif not any(k.card == r.card for k in kept):

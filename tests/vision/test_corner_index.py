@@ -508,3 +508,22 @@ def test_a_court_cards_sign_touching_its_pictures_frame_is_read(monkeypatch):
     monkeypatch.setattr(corner_index, "solid_parts", lambda ink, b, *args, **kw: b)
     before = [{r.card for r in reader.read(s.image) if r.card is not None} for s in scenes]
     assert all(n <= set(cards) and len(n) <= 1 for n in before), before
+
+
+def test_a_clear_read_of_a_card_not_enrolled_is_a_rival_for_its_glyphs():
+    """Each ink blob in one index: a rank glyph read far better with its own sign as a card that
+    is not enrolled (a claim) than with another blob as an enrolled card names neither (deepPoker:
+    the queen of diamonds left out of the profile, its Q paired with the picture's large diamond
+    read as the queen of hearts at 0.83, its own index as the queen of diamonds at 0.97)."""
+    from vision.corner_index import Read, _once
+    quad = np.float32([[0, 0], [100, 0], [100, 140], [0, 140]])
+
+    def read(card, claim, score, blobs):
+        return Read(card, np.float32([10, 20]), quad, score, 0.1, 0.5, ((claim, score),), blobs, claim=claim,
+                    up=np.float32([0, -20]))
+    look_alike = read("hearts/queen", "hearts/queen", 0.83, (18, 17))
+    own = read(None, "diamonds/queen", 0.97, (21, 17))
+    assert [r.card for r in _once([look_alike, own])] == []
+    assert [r.card for r in _once([look_alike])] == ["hearts/queen"]
+    close = read(None, "diamonds/queen", 0.86, (21, 17))          # within CLEARLY: unsure, not named
+    assert [r.card for r in _once([look_alike, close])] == [None]
