@@ -28,7 +28,11 @@ and prints five measurements, each on the cards of the 'tune' half only:
    places whose quads' centres lie SAME_CARD or more apart (before "each card once"), bidly deals:
    the angle between their sign-to-rank directions and their centres' distance in short sides,
    and whether both lie at labels of that card (its two indices) or not.
-7. *reader*: what the corner reader alone names, per half (both halves: it checks a change, it
+7. *holes* (vision.corner_index.HOLE_SHARE): of the reads before "each card once" at labels of
+   their card (bidly) or in photos of their card (deepPoker peeks and table photos), whether each
+   rank glyph encloses a hole, per rank, and the smallest largest hole (share of the glyph's area)
+   of a rank with holes; and the holes of the reads of another card whose rank has holes.
+8. *reader*: what the corner reader alone names, per half (both halves: it checks a change, it
    sets nothing), right / wrong: bidly deals (right within CORNER_NEAR px of a label of its card),
    deepPoker peeks and table photos (a read of another card is wrong), and the reads named before
    "each card once" that are wrong (that rule hides them only while the true card is read too).
@@ -256,6 +260,62 @@ def twins(bidly_reader, deals) -> None:
                       f"{apart:.2f} short sides apart")
 
 
+def hole_sizes(b: ci.Blobs, k: int) -> list[float]:
+    """The enclosed background pieces of blob ``k`` (as vision.corner_index.holes finds them, before
+    its size floors), as shares of the blob's area, largest first."""
+    keep = ci.HOLE_MIN, ci.HOLE_SHARE
+    ci.HOLE_MIN, ci.HOLE_SHARE = 1, 0.0
+    try:
+        sizes = []
+        for share in np.linspace(0, 0.2, 201):      # the share at which each count drops
+            ci.HOLE_SHARE = float(share)
+            sizes.append(ci.holes(b, k))
+    finally:
+        ci.HOLE_MIN, ci.HOLE_SHARE = keep
+    return [float(np.linspace(0, 0.2, 201)[max(i for i, n in enumerate(sizes) if n > m)]) for m in range(sizes[0])]
+
+
+def holes(dp_reader, dp_folder: Path, bidly_reader, deals) -> None:
+    """Holes in the rank glyphs of right and wrong reads (see the module doc), both halves."""
+    seen: dict[str, list[int]] = {}
+    smallest: list[tuple[float, str]] = []
+
+    def look(reader, img, is_right) -> None:
+        h, w = img.shape[:2]
+        window = max(ci.FACE_WINDOW, int(np.ceil(np.sqrt(reader.max_area * h * w))))
+        b = ci.blobs(ci.ink_map(img, window, shadows=True)[0], ci.MIN_AREA, int(reader.max_area * h * w))
+        rule, reader.hole = reader.hole, np.zeros_like(reader.hole)      # every read, as without the rule
+        try:
+            reads = judged(reader, img)
+        finally:
+            reader.hole = rule
+        for r in reads:
+            rank, right = r.card.split("/")[1], is_right(r)
+            holed = bool(reader.hole[reader.cards == r.card].any())
+            if right is None or not (right or holed):
+                continue
+            sizes = hole_sizes(b, r.blobs[1])
+            if right:
+                t = seen.setdefault(rank, [0, 0])
+                t[0] += bool(sizes and sizes[0] >= ci.HOLE_SHARE)
+                t[1] += 1
+                if holed and sizes:
+                    smallest.append((sizes[0], rank))
+            else:
+                print(f"  read of another card: {r.card}, holes (share of the glyph, 0.2: or more) "
+                      f"{np.round(sizes[:3], 4).tolist()}")
+    for img, centres in deals:
+        look(bidly_reader, img, lambda r, c=centres: True if any(
+            np.hypot(*(r.index - p)) < vr.CORNER_NEAR for p in c.get(r.card, [])) else None)
+    for row in csv.DictReader((dp_folder / "labels.csv").open()):
+        f, card = row["file"], vr.DEEPPOKER_FIXES.get(row["file"], row["card"])
+        if f.startswith("peek-") or (f.startswith("table-") and not f.endswith("-1.jpg")):
+            look(dp_reader, cv2.imread(str(dp_folder / f)), lambda r, c=card: r.card == c)
+    print("  right reads, rank glyphs with a hole (HOLE_SHARE) of all: " +
+          ", ".join(f"{k} {v[0]}/{v[1]}" for k, v in sorted(seen.items())))
+    print(f"  smallest largest hole of a rank with holes: {sorted(smallest)[:3]}")
+
+
 def reader(dp_reader, dp_folder: Path, bidly_reader, deals) -> None:
     """The corner reader alone, per half: cards named right and reads wrong (see the module doc)."""
     tally: dict[str, list[int]] = {}
@@ -399,7 +459,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="/tmp/cardtable-realdata")
     ap.add_argument("--reuse", action="store_true", help="reuse the profiles a previous run enrolled")
     ap.add_argument("--only", default="", help="comma-separated measurements to run (default: all): "
-                    "tilts, glyphs, widths, turns, floors, notches, against, twins, reader")
+                    "tilts, glyphs, widths, turns, floors, notches, against, twins, holes, reader")
     args = ap.parse_args(argv)
     vr.REUSE = args.reuse
     data, out = Path(args.realdata), Path(args.out)
@@ -433,6 +493,8 @@ def main(argv=None) -> int:
         against(dp, folder, bidly, deals)
     if run("twins", "twins: reads of one card at two places (OPPOSITE_TOL, TWIN_NEAR)"):
         twins(ci.CornerReader(bidly.faces), deals)
+    if run("holes", "holes: rank glyphs with a hole (HOLE_SHARE), reads before each card once"):
+        holes(ci.CornerReader(dp.faces), folder, ci.CornerReader(bidly.faces), deals)
     if run("reader", "reader: the corner reader alone, both halves (named right, wrong)"):
         reader(ci.CornerReader(dp.faces), folder, ci.CornerReader(bidly.faces), deals)
     return 0

@@ -55,6 +55,17 @@ MIN_SHARE = 0.5        # share of the enrolled cards whose faces must show an in
 #   (real decks: 48/52 bidly, 50/52 deepPoker; the drawn stand-in faces, which have none: 12/52)
 SIGN_SOLID = 0.6       # least solidity (area over that of the ellipse of its spread) of a sign blob:
 #   enrolled signs 0.79-0.95 (bidly, deepPoker); keeps a third of a cork deal's blobs
+# A rank glyph with a hole (A, 4, 6, 8, 9, Q, a 10's 0) is read only from a blob with a hole
+# (holes): a hole survives rotation, scale, slant and another print. bench/corner_checks.py holes
+# (reads before "each card once", the rule off): right reads at every bidly label and deepPoker
+# photo of their card have a hole in every A, 6, 8, 9 and Q (253) and in 52 of 53 4s, whose
+# largest hole is 0.08 of the glyph's area or more (one 4 nearly closed: 0.007); the pips of
+# deepPoker 9s and 10s that glyphs sampled at their own resolution (CELL_BLUR) read as aces (55
+# reads) have none, or specks between a club's lobes of 0.002 of the pip at most. (A cap on the
+# rank blob's solidity instead: the pips 0.80-0.90, enrolled rank glyphs up to 0.76 in the tests'
+# drawn faces and a blurred drawn 0 at 0.75: no gap.)
+HOLE_MIN = 2           # px: least hole (one pixel is a speck at any size)
+HOLE_SHARE = 0.015     # least hole, share of the glyph's area (about the geometric middle of 0.002 and 0.08)
 # A court card's index sign touches the thin frame line of its picture, and the two are one ink
 # component, neither sign nor rank: an opening (PART_OPEN) parts the solid sign from the line, and
 # each solid part of a component that is no sign itself, where the opening took more than a tenth
@@ -121,17 +132,28 @@ OPPOSITE_TOL = 20.0    # degrees
 TWIN_NEAR = 0.7        # share of the short side: twice SAME_CARD
 BLUR = 0.8             # px sigma of the ink map before sampling (forgives a pixel of jitter)
 D = CELLS * CELLS      # length of one glyph's patch
-# A rank patch shows its own blob's ink only, each cell weighed by the share of the pixel square
-# around it (OWN_SHIFTS, image pixels) that is the blob's own: the nearest label pixel alone made a
-# stroke of 1-2 px, as the photos' index digits are, show as a dotted line (a cell falls on it or
-# beside it), so right ranks scored 0.72-0.79 against the templates' full strokes. Reader alone
-# (bench/vision_realdata.py, its "corners" rows; tune / report half): bidly
+# A rank patch shows its own blob's ink only, each cell weighed by the share of the square around
+# it (OWN_SHIFTS: half a cell's step, or half a pixel where the cells are finer) that is the blob's
+# own: the nearest label pixel alone made a stroke of 1-2 px, as the photos' index digits are, show
+# as a dotted line (a cell falls on it or beside it), so right ranks scored 0.72-0.79 against the
+# templates' full strokes. Reader alone (bench/corner_checks.py reader; tune / report half): bidly
 # deals 142 / 146 -> 152 / 151 named, deepPoker peeks 22 / 18 -> 22 / 20, table photos 73 / 77 ->
-# 74 / 77, 0 wrong. A sign keeps the nearest pixel: a filled shape's edge does not alias, and soft
-# edges made a blurred trefoil of bidly deal 7 read as a spade (sign margin 0.013, a wrong read
-# before "each card once"; bench/corner_checks.py floors). (Labels grown by a pixel instead, in
-# faces and photos: 152 / 150 but wrong reads on 2 peeks and 10 table photos, pips read as an A or
-# a 4 whose holes the growth filled; in photos only: 148 / 142.)
+# 74 / 77, 0 wrong (with squares of a pixel). A sign keeps the nearest pixel: a filled shape's edge
+# does not alias, and soft edges made a blurred trefoil of bidly deal 7 read as a spade (sign margin
+# 0.013, a wrong read before "each card once"). (Labels grown by a pixel instead, in faces and
+# photos: 152 / 150 but wrong reads on 2 peeks and 10 table photos, pips read as an A or a 4 whose
+# holes the growth filled; in photos only: 148 / 142.)
+# Glyphs are compared at one resolution relative to their size, whatever the picture's: each is
+# sampled from the level of the ink's Gaussian pyramid (Ink) whose blur, BLUR * 2**k (k < LEVELS), is
+# nearest CELL_BLUR of its cells' step, and its own pixels over squares of a cell. A close-up's index
+# (a deepPoker peek: glyphs 45 px tall, cells 4 px apart) was sampled at single pixels, its strokes
+# thin lines against the bold ones of the templates cut from 160 px faces (the flat-topped 3s and 5s
+# scored 0.61-0.73). Reader alone (bench/corner_checks.py reader), tune / report: peeks 22 / 20 ->
+# 24 / 24, bidly 156 / 155 -> 156 / 157, table photos 77 / 78 either way, 0 wrong (with holes);
+# CELL_BLUR 0.4 and 0.6 the same, 0.8: bidly 155 / 156. Pyramid levels alone: peeks 22 / 21; squares
+# of a cell alone: 24 / 23.
+CELL_BLUR = 0.5
+LEVELS = 4
 OWN_SHIFTS = ((-0.5, -0.5), (0.5, -0.5), (-0.5, 0.5), (0.5, 0.5))
 SIGN_TURN = 8.0        # degrees: each sign is also read with "up" turned by this either way, and each
 #   suit template scores at its best turn. A 10's digits tilt the sign-to-rank direction by 5-7° (the
@@ -152,6 +174,7 @@ class Template:
     shape: tuple[float, float, float]  # sign spread / d, rank spread / d, rank area / sign area
     share: float = 0.0     # its larger glyph's area as a share of the face's
     digit: bool = False    # its rank glyph is one digit of a two-digit rank (a 10 whose digits lie apart)
+    hole: bool = False     # its rank glyph encloses a hole (holes)
 
 
 @dataclass(frozen=True)
@@ -278,6 +301,20 @@ def _moments(lab: np.ndarray, ids: np.ndarray, n: int, pixels: tuple[np.ndarray,
     return np.stack([mx, my], axis=1), cov.reshape(m, 2, 2), cnt.astype(np.float64)
 
 
+def holes(b: Blobs, k: int) -> int:
+    """How many holes blob ``k`` encloses: background pieces that do not reach the edge of the
+    square around it, of HOLE_MIN pixels and HOLE_SHARE of its area or more."""
+    lab = b.parts if b.is_part(k) else b.labels
+    r = max(2.0, 3.0 * float(np.sqrt(np.linalg.eigvalsh(b.cov[k])[1])))
+    x0, y0 = (max(0, math.floor(v - r)) for v in b.centre[k])
+    x1, y1 = (min(n, math.ceil(v + r) + 1) for v, n in zip(b.centre[k], (lab.shape[1], lab.shape[0])))
+    own = np.pad((lab[y0:y1, x0:x1] == b.ids[k]).astype(np.uint8), 1)
+    _, _, stats, _ = cv2.connectedComponentsWithStats(1 - own, connectivity=4)
+    x, y, w, h, a = (stats[1:, i] for i in range(5))
+    big = a >= max(HOLE_MIN, HOLE_SHARE * b.area[k])
+    return int(((x > 0) & (y > 0) & (x + w < own.shape[1]) & (y + h < own.shape[0]) & big).sum())
+
+
 def solidity(b: Blobs) -> np.ndarray:
     """Each blob's area over that of the ellipse of its spread (1: a filled ellipse)."""
     return b.area / (4 * np.pi * np.sqrt(np.maximum(np.linalg.det(b.cov), 1e-6)))
@@ -339,21 +376,43 @@ def sample(maps: list[np.ndarray], origin: np.ndarray, right: np.ndarray, down: 
         if own is not None:
             labels, mine = own[0], own[1][sl, None].astype(np.float32)
             share = np.zeros((len(mine), D), np.float32)
-            for dx, dy in shifts:
-                lab = cv2.remap(labels, mx + np.float32(dx), my + np.float32(dy), cv2.INTER_NEAREST,
+            for sh in shifts:
+                sh = np.asarray(sh, np.float32)
+                if sh.ndim == 2:      # per frame
+                    dx = np.repeat(sh[sl, 0], CELLS)[:, None]
+                    dy = np.repeat(sh[sl, 1], CELLS)[:, None]
+                else:
+                    dx, dy = sh[0], sh[1]
+                lab = cv2.remap(labels, mx + dx, my + dy, cv2.INTER_NEAREST,
                                 borderMode=cv2.BORDER_CONSTANT, borderValue=0)
                 share += np.abs(lab.reshape(-1, D) - mine) < 0.5
             out[-1].append(share / len(shifts))
     return [np.concatenate(o, axis=0) if o else np.zeros((0, D), np.float32) for o in out]
 
 
-def glyphs(ink: np.ndarray, red: np.ndarray, b: Blobs, c: np.ndarray, up: np.ndarray, own_width: bool = False
+class Ink:
+    """An ink map blurred by BLUR (level 0) and halved k times (level k: a Gaussian pyramid, each
+    made on first use), to sample glyphs at their cells' resolution (CELL_BLUR)."""
+
+    def __init__(self, ink: np.ndarray):
+        self.raw = ink
+        self.levels: dict[int, np.ndarray] = {}
+
+    def level(self, k: int) -> np.ndarray:
+        """Level ``k``, whose pixel (x, y) lies at (2**k x, 2**k y) of the ink map."""
+        if k not in self.levels:
+            self.levels[k] = cv2.GaussianBlur(self.raw, (0, 0), BLUR) if k == 0 else cv2.pyrDown(self.level(k - 1))
+        return self.levels[k]
+
+
+def glyphs(ink: Ink, red: np.ndarray, b: Blobs, c: np.ndarray, up: np.ndarray, own_width: bool = False
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Blobs ``c`` each sampled in its own frame ("up" along ``up``, its spread along it as
     the unit) -> (patches (P, D) normed, redness (P,), median ink around it (P,): low on
     paper). A patch shows its own blob's ink only: a card edge or a pip beside the index
     is not part of the glyph. ``own_width`` (rank glyphs): across "up" the unit is the glyph's
-    own spread across it, unless it is narrower than RANK_NARROW (see there)."""
+    own spread across it, unless it is narrower than RANK_NARROW (see there). Each glyph is
+    sampled at a resolution matched to its cells (CELL_BLUR, OWN_SHIFTS)."""
     dn = (-up / np.maximum(np.linalg.norm(up, axis=1, keepdims=True), 1e-6)).astype(np.float32)
     rt = np.stack([dn[:, 1], -dn[:, 0]], axis=1)     # for down = (0, 1): right = (1, 0)
     s = spread(b.cov[c], dn)[:, None].astype(np.float32)
@@ -361,13 +420,23 @@ def glyphs(ink: np.ndarray, red: np.ndarray, b: Blobs, c: np.ndarray, up: np.nda
     if own_width:
         wide = spread(b.cov[c], rt)[:, None].astype(np.float32)
         across = np.where(wide >= RANK_NARROW * s, wide, s)
-    shifts = OWN_SHIFTS if own_width else ((0.0, 0.0),)
+    step = 2 * SPAN / (CELLS - 1)                     # cells' step in units of the frame
+    right, down = rt * across, dn * s
+    shifts: list = [(0.0, 0.0)]
+    if own_width:       # squares of a cell (of a pixel at least) along the frame's axes
+        shifts = [x * rt * np.maximum(1.0, step * across) + y * dn * np.maximum(1.0, step * s) for x, y in OWN_SHIFTS]
+    cell = step * np.minimum(s, across)[:, 0]
+    level = np.clip(np.round(np.log2(np.maximum(CELL_BLUR * cell, BLUR) / BLUR)), 0, LEVELS - 1).astype(int)
     part = b.is_part(c)
-    p, q, own = sample([ink, red], b.centre[c].astype(np.float32), rt * across, dn * s, own=(b.labels, b.ids[c]),
-                       shifts=shifts)
-    if part.any():      # solid parts: their own pixels are in the parts' label image
-        (own[part],) = sample([], b.centre[c[part]].astype(np.float32), (rt * across)[part], (dn * s)[part],
-                                 own=(b.parts, b.ids[c[part]]), shifts=shifts)
+    p, q, own = (np.zeros((len(c), D), np.float32) for _ in range(3))
+    origin = b.centre[c].astype(np.float32)
+    for k in np.unique(level):
+        m, f = level == k, np.float32(0.5 ** k)
+        (p[m],) = sample([ink.level(int(k))], origin[m] * f, right[m] * f, down[m] * f)
+    for labels, sel in ((b.labels, ~part), (b.parts, part)):   # a solid part's pixels are in b.parts
+        if sel.any():
+            q[sel], own[sel] = sample([red], origin[sel], right[sel], down[sel], own=(labels, b.ids[c[sel]]),
+                                      shifts=[x[sel] if np.ndim(x) == 2 else x for x in shifts])
     ground = np.median(np.where(own > 0, 0.0, p), axis=1)
     p = p * own
     on = p > INK_CUT
@@ -409,7 +478,7 @@ def club_notch(ink: np.ndarray, b: Blobs, k: int, up: np.ndarray) -> float:
     return float(depth[beside].max() / w) if beside.any() else 0.0
 
 
-def describe(ink: np.ndarray, red: np.ndarray, b: Blobs, i: np.ndarray, j: np.ndarray
+def describe(ink: Ink, red: np.ndarray, b: Blobs, i: np.ndarray, j: np.ndarray
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Pairs (sign i, rank j) -> (patches (P, 2D): rank then sign, redness of the sign (P,),
     sign-to-rank vectors (P, 2))."""
@@ -465,7 +534,7 @@ def templates(faces: dict[str, list[np.ndarray]]) -> list[Template]:
                     continue
                 i = np.array([p[0] for p in pairs])
                 j = np.array([p[1] for p in pairs])
-                patch, reds, up = describe(cv2.GaussianBlur(ink, (0, 0), BLUR), red, b, i, j)
+                patch, reds, up = describe(Ink(ink), red, b, i, j)
                 for k in range(len(pairs)):
                     d = float(np.linalg.norm(up[k]))
                     dn = -up[k] / d
@@ -477,7 +546,7 @@ def templates(faces: dict[str, list[np.ndarray]]) -> list[Template]:
                              float(b.area[j[k]] / b.area[i[k]]))
                     share = float(max(b.area[i[k]], b.area[j[k]]) / (w * h))
                     out.append(Template(card, patch[k], bool(reds[k] > RED_CUT), corners, shape, share,
-                                        len(pairs) > 1))
+                                        len(pairs) > 1, holes(b, int(j[k])) > 0))
     return out
 
 
@@ -498,6 +567,7 @@ class CornerReader:
         self.bank = np.stack([t.patch for t in ts]).astype(np.float32) if ts else np.zeros((0, 2 * D), np.float32)
         self.red = np.array([t.red for t in ts], bool)
         self.digit = np.array([t.digit for t in ts], bool)
+        self.hole = np.array([t.hole for t in ts], bool)
         shape = np.array([t.shape for t in ts]) if ts else np.ones((1, 3))
         self.max_area = PAIR_SLACK * max((t.share for t in ts), default=0.0)   # share of an image
         self.lo, self.hi = shape.min(axis=0) / PAIR_SLACK, shape.max(axis=0) * PAIR_SLACK
@@ -536,7 +606,7 @@ class CornerReader:
         i, j = self._pairs(b)
         if len(i) == 0:
             return []
-        inkb = cv2.GaussianBlur(ink, (0, 0), BLUR)
+        inkb = Ink(ink)
         up = b.centre[j] - b.centre[i]
         # the sign first (one patch per pair); the rank only where a sign was recognised
         ps, red_s, ground = glyphs(inkb, red, b, i, up)
@@ -555,6 +625,10 @@ class CornerReader:
         ground = np.maximum(ground, ground_r)
         ok = (per_r.max(axis=1) >= RANK_MIN) & (ground <= GROUND_MAX)
         ok &= self._both_digits(i, j, sr, per_r)
+        lead = per_r.argmax(axis=1)
+        for k in np.flatnonzero(ok):      # a rank with a hole is not read from a blob without one (HOLE_MIN)
+            if self.hole[self._best(sr[k], 0, int(lead[k]))] and holes(b, int(j[k])) == 0:
+                ok[k] = False
         reads = []
         for k in np.flatnonzero(ok):
             notch = 0.0
@@ -591,7 +665,7 @@ class CornerReader:
             keep[k] = bool(np.any((i == i[k]) & (j != j[k]) & (lead == lead[k])))
         return keep
 
-    def _turned_signs(self, ink: np.ndarray, red: np.ndarray, b: Blobs, i: np.ndarray, up: np.ndarray,
+    def _turned_signs(self, ink: Ink, red: np.ndarray, b: Blobs, i: np.ndarray, up: np.ndarray,
                       ps: np.ndarray, ss: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Signs ``i`` read again with "up" turned by -SIGN_TURN and +SIGN_TURN, so that which
         digit of a 10 a sign is paired with does not decide its suit: (patches (3, P, D) at

@@ -213,7 +213,8 @@ def test_a_print_with_wider_digits_is_read_at_its_own_width(monkeypatch):
     monkeypatch.setattr(corner_index, "RANK_NARROW", float("inf"))     # every glyph at its height
     old = CornerReader(_profile().faces)
     before = {r.card for r in old.read(image) if r.card is not None}
-    assert before <= set(HAND) and len(before) < len(named), (sorted(before), sorted(named))
+    # fewer read right (and, at the cells' resolution, the wide 10 of hearts read as a 9)
+    assert len(before & set(HAND)) < len(named), (sorted(before), sorted(named))
 
 
 def _in_shadow(image: np.ndarray, x0: float) -> np.ndarray:
@@ -423,7 +424,7 @@ def _digit_ink(text: str, dx: int, dy: int) -> np.ndarray:
 def _rank_patch(ink: np.ndarray) -> np.ndarray:
     b = corner_index.blobs(ink, 4, 2000)
     k = np.array([int(np.argmax(b.area))])
-    return corner_index.glyphs(ink, np.zeros_like(ink), b, k, np.array([[0.0, -10.0]]), own_width=True)[0][0]
+    return corner_index.glyphs(corner_index.Ink(ink), np.zeros_like(ink), b, k, np.array([[0.0, -10.0]]), own_width=True)[0][0]
 
 
 def test_a_thin_strokes_patch_hardly_changes_when_it_moves_by_part_of_a_pixel(monkeypatch):
@@ -508,6 +509,31 @@ def test_a_court_cards_sign_touching_its_pictures_frame_is_read(monkeypatch):
     monkeypatch.setattr(corner_index, "solid_parts", lambda ink, b, *args, **kw: b)
     before = [{r.card for r in reader.read(s.image) if r.card is not None} for s in scenes]
     assert all(n <= set(cards) and len(n) <= 1 for n in before), before
+
+
+def _digit_at(text: str, size: int) -> np.ndarray:
+    """Ink of a digit printed with strokes of 5 % of its height, photographed ``size`` px square
+    (the digit about 0.4 of it): shrunk by area averaging, then the lens's blur."""
+    big = np.zeros((480, 480), np.uint8)
+    cv2.putText(big, text, (150, 330), cv2.FONT_HERSHEY_SIMPLEX, 7.0, 255, 10, cv2.LINE_AA)
+    ink = cv2.GaussianBlur(cv2.resize(big.astype(np.float32) / 255, (size, size), interpolation=cv2.INTER_AREA),
+                           (0, 0), 1.0 if size < 100 else 0.7)
+    return ink / ink.max()
+
+
+def test_a_glyph_seen_close_up_gives_the_patch_it_gives_from_afar(monkeypatch):
+    """A close-up (a card held to the camera: the deepPoker peeks) shows an index glyph at 80 px,
+    where its strokes are thin; enrolled faces and a table photo show it at 15-20 px, where blur
+    makes them bold. Each glyph is sampled from the ink's pyramid level matched to its cells
+    (CELL_BLUR) over squares of a cell, so both give nearly the same patch."""
+    def agreement() -> list[float]:
+        return [float(_rank_patch(_digit_at(t, 40)) @ _rank_patch(_digit_at(t, 200))) for t in "35789"]
+    matched = agreement()
+    monkeypatch.setattr(corner_index, "CELL_BLUR", 0.0)      # every glyph at the ink's own resolution
+    monkeypatch.setattr(corner_index, "LEVELS", 1)
+    single = agreement()
+    assert min(matched) >= 0.85, np.round(matched, 3)
+    assert np.mean(matched) >= np.mean(single), (np.round(matched, 3), np.round(single, 3))
 
 
 def test_a_clear_read_of_a_card_not_enrolled_is_a_rival_for_its_glyphs():
