@@ -151,7 +151,7 @@ def glyphs(*profs: Profile) -> None:
     """Each enrolled face's larger index glyph as a share of the face (the largest a glyph can be
     of a picture: vision.corner_index, CornerReader.max_area)."""
     for name, prof in zip(("deepPoker", "bidly"), profs):
-        shares = sorted(t.share for t in ci.CornerReader(prof.faces).templates)
+        shares = sorted(t.share for t in ci.CornerReader(prof.faces, DECK).templates)
         print(f"  {name}: {len(shares)} templates, median {np.median(shares):.4f}, largest {shares[-1]:.4f}")
 
 
@@ -425,13 +425,13 @@ def notches(dp_prof: Profile, dp_folder: Path, bidly_prof: Profile, deals) -> No
         return r.top[0][0].split("/")[1] == card.split("/")[1] and r.notch == r.notch and \
             r.top[0][0].split("/")[0] in ("clubs", "spades")
 
-    br = ci.CornerReader(bidly_prof.faces)
+    br = ci.CornerReader(bidly_prof.faces, DECK)
     for img, centres in deals:
         for r in br.read(img, claims=True):
             for card, pts in centres.items():
                 if own(r, card) and any(np.hypot(*(r.index - p)) < vr.CORNER_NEAR for p in pts):
                     add("bidly deals", card, r.notch)
-    dr = ci.CornerReader(dp_prof.faces)
+    dr = ci.CornerReader(dp_prof.faces, DECK)
     rows = list(csv.DictReader((dp_folder / "labels.csv").open()))
     for row in rows:
         f, card = row["file"], vr.DEEPPOKER_FIXES.get(row["file"], row["card"])
@@ -484,19 +484,19 @@ def main(argv=None) -> int:
     if run("widths", "widths: a rank glyph's width over its height (enrolled faces; RANK_NARROW):"):
         widths(dp, bidly)
     if run("turns", "turns (tune half):"):
-        turns(ci.CornerReader(dp.faces), folder, ci.CornerReader(bidly.faces), deals)
+        turns(ci.CornerReader(dp.faces, DECK), folder, ci.CornerReader(bidly.faces, DECK), deals)
     if run("floors", "floors (tune half):"):
-        floors(ci.CornerReader(dp.faces), folder, ci.CornerReader(bidly.faces), deals)
+        floors(ci.CornerReader(dp.faces, DECK), folder, ci.CornerReader(bidly.faces, DECK), deals)
     if run("notches", "notches: a black sign's club notch, per true suit (CLUB_NOTCH: above it a club, never a spade)"):
         notches(dp, folder, bidly, deals)
     if run("against", "against (tune half): strongest index contradiction of each name given before the corner merge"):
         against(dp, folder, bidly, deals)
     if run("twins", "twins: reads of one card at two places (OPPOSITE_TOL, TWIN_NEAR)"):
-        twins(ci.CornerReader(bidly.faces), deals)
+        twins(ci.CornerReader(bidly.faces, DECK), deals)
     if run("holes", "holes: rank glyphs with a hole (HOLE_SHARE), reads before each card once"):
-        holes(ci.CornerReader(dp.faces), folder, ci.CornerReader(bidly.faces), deals)
+        holes(ci.CornerReader(dp.faces, DECK), folder, ci.CornerReader(bidly.faces, DECK), deals)
     if run("reader", "reader: the corner reader alone, both halves (named right, wrong)"):
-        reader(ci.CornerReader(dp.faces), folder, ci.CornerReader(bidly.faces), deals)
+        reader(ci.CornerReader(dp.faces, DECK), folder, ci.CornerReader(bidly.faces, DECK), deals)
     return 0
 
 

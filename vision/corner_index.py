@@ -557,11 +557,19 @@ class CornerReader:
     the rank patch against every template's rank patch, the sign patch against every
     sign patch, each side must win clearly, and the card they make must be enrolled."""
 
-    def __init__(self, faces: dict[str, list[np.ndarray]]):
+    def __init__(self, faces: dict[str, list[np.ndarray]], deck: tuple[str, ...] | None = None):
+        """``deck``: the card ids of the profile's deck; its ranks and suits must all have a
+        template, or nothing is read (rank and suit are named apart, so a rank never enrolled
+        would be named as the enrolled rank it looks most like: a Triestine 4 read as the 5 at
+        0.82 in a profile of four cards, bench/vision_realdata.py --sets italian)."""
         cards = {c: v for c, v in faces.items() if "/" in c}
         ts = templates(cards)
         if len({t.card for t in ts}) < MIN_SHARE * len(cards):
             ts = []          # faces without corner indices (drawn stand-ins): nothing to read
+        if deck is not None:
+            shown = {part for t in ts for part in t.card.split("/")[:2]}
+            if not {part for c in deck if "/" in c for part in c.split("/")[:2]} <= shown:
+                ts = []      # a rank or suit of the deck without a template: any read could be a guess
         self.templates = ts
         self.cards = np.array([t.card for t in ts])
         self.bank = np.stack([t.patch for t in ts]).astype(np.float32) if ts else np.zeros((0, 2 * D), np.float32)

@@ -25,6 +25,7 @@ from vision import corner_index
 from vision import confidence as conf_mod
 from vision import duel as duel_mod
 from vision import keypoints as kp_mod
+from vision.decks import deck_cards
 from vision.features import FINE, INNER, Descriptor, TemplateBank, describe
 from vision.finder import Candidate, FindResult, find_cards
 from vision.geometry import face_corners, order_quad, quad_sides, warp_face
@@ -141,7 +142,7 @@ class Recogniser:
     def corners(self) -> corner_index.CornerReader:
         """The corner-index reader (fanned hands show only indices), built on first use."""
         if self._corners is None:
-            self._corners = corner_index.CornerReader(self.profile.faces)
+            self._corners = corner_index.CornerReader(self.profile.faces, deck_cards().get(self.profile.deck_id))
         return self._corners
 
     # -- identification -------------------------------------------------------------

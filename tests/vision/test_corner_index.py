@@ -553,3 +553,16 @@ def test_a_clear_read_of_a_card_not_enrolled_is_a_rival_for_its_glyphs():
     assert [r.card for r in _once([look_alike])] == ["hearts/queen"]
     close = read(None, "diamonds/queen", 0.86, (21, 17))          # within CLEARLY: unsure, not named
     assert [r.card for r in _once([look_alike, close])] == [None]
+
+
+def test_nothing_is_read_while_a_rank_of_the_deck_has_no_template():
+    """Rank and suit are named apart, so a rank never enrolled would be named as the enrolled
+    rank it looks most like (a real Triestine 4 read as the 5 in a profile of four cards). Given
+    its deck, the reader reads nothing until every rank and suit of it has a template; a card
+    missing while its rank and suit are enrolled elsewhere does not stop it."""
+    image = _hand(seed=3).image
+    no_fours = {c: f for c, f in _profile().faces.items() if not c.endswith("/4")}
+    assert CornerReader(no_fours, DECK).read(image) == []
+    assert {r.card for r in CornerReader(no_fours).read(image) if r.card is not None}      # without the deck
+    named = {r.card for r in CornerReader(_profile("spades/3").faces, DECK).read(image) if r.card is not None}
+    assert named and named <= set(HAND) - {"spades/3"}
