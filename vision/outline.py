@@ -1,0 +1,486 @@
+"""Card outlines from straight edges: finding that does not depend on the table.
+
+A card is a rectangle of known shape whose sides are straight edges, whatever lies around
+it: paper on dark wood, on light wood as pale as the paper, on a checked cloth whose
+lines are as light as the card, or on another card. So the image's straight edges are
+found (OpenCV's line segment detector, on a working copy), pieces of one edge joined,
+and every right-angled meeting of two edges *at their ends* is a corner. A cloth's
+lines cross each other in their middles and make no such corners; a card's sides end
+at its corners.
+
+Card quads are then closed from the corners: four corners in a cycle give the card as
+seen, perspective and all; two corners along one side give that side, and the deck's
+shape gives the rest (a card half under another); lone corners take the size of the
+cards closed elsewhere in the picture. Each quad is scored by how much of its outline
+is an edge in the image (``side_support``), and identification decides among them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+
+import cv2
+import numpy as np
+
+from vision.geometry import order_quad, quad_sides
+
+WORK_SIDE = 800          # longest side of the working copy (as vision.finder)
+MIN_SEGMENT = 0.035      # shortest straight edge kept, share of the working copy's short side
+JOIN_ANGLE = np.radians(2.5)   # pieces of one edge: directions within this
+JOIN_OFFSET = 1.5        # ... lying within this many working pixels of each other's line
+JOIN_GAP = 0.03          # ... with a gap of at most this share of the short side
+SQUARE_FULL = np.radians(22)    # a corner of a cycle of four may be this far off square (a slanted view)
+SQUARE_PART = np.radians(12)    # a corner that closes a card from the deck's shape, this far
+CORNER_GAP = 0.2         # an edge may stop this share of its length short of the corner (rounded corners)
+CORNER_GAP_MAX = 0.045   # ... but never more than this share of the short side
+THROUGH = 2.0            # working pixels an edge may run on past its corner
+SHAPE_TOL = 0.15         # |log| of a closed quad's side ratio over the deck's
+ARM_SLACK = 1.12         # an edge from a corner is at most this much longer than the side it lies on
+MIN_CARD = 0.05          # a card's short side is at least this share of the short side
+
+
+@dataclass(frozen=True)
+class Outline:
+    """A card quad proposed from straight edges (full-image pixels)."""
+
+    quad: np.ndarray     # (4, 2) float32, ordered (vision.geometry.order_quad)
+    corners: int         # how many of its corners were seen as corners (4: a whole card)
+    support: float       # share of its outline that is an edge in the image
+    sides: int           # how many of its sides are edges along most of their length
+
+
+def segments(grey: np.ndarray) -> np.ndarray:
+    """Straight edges (x1, y1, x2, y2) of at least MIN_SEGMENT, pieces of one edge joined."""
+    h, w = grey.shape
+    lsd = cv2.createLineSegmentDetector(cv2.LSD_REFINE_STD)
+    found = lsd.detect(grey)[0]
+    if found is None:
+        return np.zeros((0, 4))
+    s = found.reshape(-1, 4).astype(np.float64)
+    s = s[np.hypot(s[:, 2] - s[:, 0], s[:, 3] - s[:, 1]) >= 0.5 * MIN_SEGMENT * min(h, w)]
+    s = join(s, JOIN_GAP * min(h, w))
+    return s[np.hypot(s[:, 2] - s[:, 0], s[:, 3] - s[:, 1]) >= MIN_SEGMENT * min(h, w)]
+
+
+def join(segs: np.ndarray, gap: float) -> np.ndarray:
+    """Collinear pieces of one edge made one segment (an edge broken by glare, a pip
+    touching it, the detector's own splits): pieces whose lines agree within JOIN_ANGLE
+    and JOIN_OFFSET and that overlap or leave a gap of at most ``gap`` are grouped, and each
+    group becomes the segment spanning its pieces along their length-weighted line."""
+    n = len(segs)
+    if n < 2:
+        return segs
+    p, q = segs[:, :2], segs[:, 2:]
+    v = q - p
+    L = np.linalg.norm(v, axis=1) + 1e-9
+    u = v / L[:, None]
+    theta = np.mod(np.arctan2(u[:, 1], u[:, 0]), np.pi)
+    order = np.argsort(theta)
+    th = theta[order]
+    # candidate pairs: directions within JOIN_ANGLE (sorted sweep, wrapping at 180°)
+    ext = np.concatenate([th, th + np.pi])
+    hi = np.searchsorted(ext, th + JOIN_ANGLE, side="right")
+    counts = np.minimum(hi - np.arange(n) - 1, n - 1)
+    if counts.sum() == 0:
+        return segs
+    i = np.repeat(np.arange(n), counts)
+    j = (np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)) + i + 1
+    a, b = order[i], order[j % n]
+    nrm = np.stack([-u[a, 1], u[a, 0]], axis=1)
+    off = np.maximum(np.abs(((p[b] - p[a]) * nrm).sum(1)), np.abs(((q[b] - p[a]) * nrm).sum(1)))
+    ta, tb = ((p[b] - p[a]) * u[a]).sum(1), ((q[b] - p[a]) * u[a]).sum(1)
+    lo, hi_ = np.minimum(ta, tb), np.maximum(ta, tb)
+    ok = (off < JOIN_OFFSET) & (lo < L[a] + gap) & (hi_ > -gap)
+    a, b = a[ok], b[ok]
+    if not len(a):
+        return segs
+    parent = np.arange(n)
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for x, y in zip(a.tolist(), b.tolist()):
+        rx, ry = find(x), find(y)
+        if rx != ry:
+            parent[max(rx, ry)] = min(rx, ry)
+    roots = np.array([find(x) for x in range(n)])
+    single = np.bincount(roots, minlength=n)[roots] == 1
+    out = [segs[single]]
+    for r in np.unique(roots[~single]):
+        k = np.flatnonzero(roots == r)
+        d = u[k] * np.where((u[k] @ u[k[np.argmax(L[k])]]) < 0, -1.0, 1.0)[:, None]
+        t = (d * L[k, None]).sum(0)
+        t /= np.linalg.norm(t)
+        pts = np.concatenate([p[k], q[k]])
+        w = np.concatenate([L[k], L[k]])
+        c = (pts * w[:, None]).sum(0) / w.sum()
+        nr = np.array([-t[1], t[0]])
+        if np.abs((pts - c) @ nr).max() > 2 * JOIN_OFFSET:     # a drifting chain: keep its pieces
+            out.append(segs[k])
+            continue
+        s = (pts - c) @ t
+        out.append(np.concatenate([c + s.min() * t, c + s.max() * t])[None])
+    return np.concatenate(out)
+
+
+@dataclass(frozen=True)
+class _Corners:
+    """Right-angled meetings of two edges at their ends (arrays, one row per corner)."""
+
+    p: np.ndarray        # (n, 2) the point where the two edges' lines meet
+    a: np.ndarray        # (n, 2) unit direction of the first edge, away from the corner
+    b: np.ndarray        # (n, 2) ... of the second
+    la: np.ndarray       # (n,) how far the first edge runs from the corner
+    lb: np.ndarray
+    si: np.ndarray       # (n,) index of the first edge, and which of its ends (0/1) is here
+    ei: np.ndarray
+    sj: np.ndarray
+    ej: np.ndarray
+    off: np.ndarray      # (n,) how far off square, radians
+
+
+def corners(segs: np.ndarray, short_side: float) -> _Corners:
+    """Every meeting of two edges near a right angle, each edge ending at it."""
+    n = len(segs)
+    empty = _Corners(*(np.zeros((0, 2)) for _ in range(3)), *(np.zeros(0) for _ in range(7)))
+    if n < 2:
+        return empty
+    p1, p2 = segs[:, :2], segs[:, 2:]
+    v = p2 - p1
+    L = np.linalg.norm(v, axis=1)
+    u = v / L[:, None]
+    i, j = np.triu_indices(n, 1)
+    cos = np.abs((u[i] * u[j]).sum(1))
+    sq = cos < np.sin(SQUARE_FULL)
+    i, j = i[sq], j[sq]
+    cross = u[i, 0] * u[j, 1] - u[i, 1] * u[j, 0]
+    d = p1[j] - p1[i]
+    ti = (d[:, 0] * u[j, 1] - d[:, 1] * u[j, 0]) / cross
+    P = p1[i] + ti[:, None] * u[i]
+    tj = ((P - p1[j]) * u[j]).sum(1)
+    gmax = CORNER_GAP_MAX * short_side
+
+    def end(t: np.ndarray, length: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        g = np.minimum(gmax, np.maximum(3.0, CORNER_GAP * length))
+        at0 = (t < THROUGH) & (t > -g)                 # the corner lies before the start
+        at1 = (t > length - THROUGH) & (t < length + g)  # ... or past the end
+        arm = np.where(at0, length - t, t)            # how far the edge runs from the corner
+        return at0 | at1, np.where(at0, 0, 1), arm
+
+    oki, ei, ai = end(ti, L[i])
+    okj, ej, aj = end(tj, L[j])
+    ok = oki & okj
+    k = np.flatnonzero(ok)
+    si, sj = i[k], j[k]
+    ei, ej = ei[k], ej[k]
+    a = u[si] * np.where(ei == 0, 1.0, -1.0)[:, None]
+    b = u[sj] * np.where(ej == 0, 1.0, -1.0)[:, None]
+    off = np.abs(np.arcsin(np.clip(cos[sq][k], 0, 1)))
+    P = P[k]
+    # a crossing of two lines (a cloth's check, a grid) is no corner: one of them runs on
+    # past the meeting point, while a card's sides both end at its corner
+    keep = ~(_runs_on(P, a, segs, gmax) | _runs_on(P, b, segs, gmax))
+    ks = _one_per_spot(P, a, b, np.minimum(ai[k], aj[k]), keep)
+    return _Corners(P[ks], a[ks], b[ks], ai[k][ks], aj[k][ks], si[ks], ei[ks], sj[ks], ej[ks], off[ks])
+
+
+SAME_SPOT = 3.0          # working pixels: corners this close with the same arms are one (an edge found on both its sides)
+
+
+def _one_per_spot(P: np.ndarray, a: np.ndarray, b: np.ndarray, arm: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Indices of the kept corners, one per spot and pair of arm directions (the one whose
+    shorter arm is longest)."""
+    out: list[int] = []
+    for k in np.flatnonzero(keep)[np.argsort(-arm[keep])]:
+        if out:
+            o = np.array(out)
+            near = np.linalg.norm(P[o] - P[k], axis=1) < SAME_SPOT
+            same = ((a[o] @ a[k] > 0.97) & (b[o] @ b[k] > 0.97)) | ((b[o] @ a[k] > 0.97) & (a[o] @ b[k] > 0.97))
+            if (near & same).any():
+                continue
+        out.append(int(k))
+    return np.array(sorted(out), int)
+
+
+RUN_ON = 0.5             # an edge running on past a corner by this share of the corner gap makes it a crossing
+
+
+def _runs_on(P: np.ndarray, arm: np.ndarray, segs: np.ndarray, gap: float) -> np.ndarray:
+    """Whether some edge continues each corner's ``arm`` line backwards past the corner:
+    collinear with it, starting within ``gap`` of the corner and reaching RUN_ON * gap beyond."""
+    if not len(P) or not len(segs):
+        return np.zeros(len(P), bool)
+    p1, p2 = segs[:, :2], segs[:, 2:]
+    v = p2 - p1
+    u = v / (np.linalg.norm(v, axis=1, keepdims=True) + 1e-9)
+    out = np.zeros(len(P), bool)
+    for c in range(0, len(P), 256):             # bounded memory on a busy picture
+        Pc, ac = P[c:c + 256, None, :], arm[c:c + 256, None, :]
+        par = np.abs((u[None] * ac).sum(2)) > np.cos(2 * JOIN_ANGLE)
+        nrm = np.stack([-ac[..., 1], ac[..., 0]], axis=2)
+        o1 = np.abs(((p1[None] - Pc) * nrm).sum(2))
+        o2 = np.abs(((p2[None] - Pc) * nrm).sum(2))
+        t1 = -((p1[None] - Pc) * ac).sum(2)      # how far behind the corner, along -arm
+        t2 = -((p2[None] - Pc) * ac).sum(2)
+        near = np.minimum(t1, t2) < gap
+        far = np.maximum(t1, t2) > RUN_ON * gap
+        out[c:c + 256] = (par & (np.maximum(o1, o2) < 2 * JOIN_OFFSET) & near & far).any(axis=1)
+    return out
+
+
+def _shaped(q: np.ndarray, aspect: float) -> bool:
+    short, long = quad_sides(order_quad(q))
+    return short > 0 and abs(np.log(long / short / aspect)) <= SHAPE_TOL
+
+
+def _convex(q: np.ndarray) -> bool:
+    return bool(cv2.isContourConvex(np.asarray(q, np.float32).reshape(-1, 1, 2)))
+
+
+def _square(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two arm directions made exactly square, splitting the error between them."""
+    bis = a + b
+    bis /= np.linalg.norm(bis) + 1e-9
+    perp = np.array([-bis[1], bis[0]])
+    s = 1 if perp @ a > 0 else -1
+    return (bis + s * perp) / np.sqrt(2), (bis - s * perp) / np.sqrt(2)
+
+
+LINK_ANGLE = np.radians(10)     # two corners along one side: the side's direction within this of each arm
+LINK_OFFSET = 0.06       # ... and each corner within this share of the side's length off the other's arm
+LINK_SEEN = 0.25         # ... and the two arms along it cover at least this share of it
+
+
+def links(cs: _Corners, min_short: float) -> np.ndarray:
+    """(n, n, 2) array: ``links[i, j, s]`` when corner j lies along arm s (0: a, 1: b) of
+    corner i, with an arm of its own pointing back: the two ends of one card side."""
+    n = len(cs.p)
+    out = np.zeros((n, n, 2), bool)
+    if n < 2:
+        return out
+    d = cs.p[None, :, :] - cs.p[:, None, :]                  # i -> j
+    dist = np.linalg.norm(d, axis=2)
+    t = d / (dist[..., None] + 1e-9)
+    cos_lim = np.cos(LINK_ANGLE)
+    arms = (cs.a, cs.b)
+    lens = (cs.la, cs.lb)
+    for s in (0, 1):
+        along = (t * arms[s][:, None, :]).sum(2)                # cos between i's arm s and i->j
+        back_a = -(t * cs.a[None, :, :]).sum(2)                 # j's arm a points back to i
+        back_b = -(t * cs.b[None, :, :]).sum(2)
+        back = np.maximum(back_a, back_b)
+        back_len = np.where(back_a >= back_b, cs.la[None, :], cs.lb[None, :])
+        off = np.sqrt(np.maximum(0.0, 1 - along ** 2)) * dist
+        ok = ((along > cos_lim) & (back > cos_lim) & (dist >= min_short)
+              & (off < LINK_OFFSET * dist)
+              & (lens[s][:, None] + back_len >= LINK_SEEN * dist))
+        # only the nearest few along each arm: a grid's corners (a check cloth) would
+        # otherwise close every rectangle of its cells
+        d = np.where(ok, dist, np.inf)
+        out[..., s] = ok & (d <= LINK_NEAREST * d.min(axis=1, keepdims=True))
+    return out
+
+
+LINK_NEAREST = 1.25      # corners linked along an arm lie at most this much farther than the nearest
+#   (one corner seen several times: edge, inner frame line; a grid's next cell lies twice as far)
+
+
+def closed_quads(cs: _Corners, aspect: float, min_short: float) -> list[tuple[np.ndarray, int]]:
+    """Card quads closed from the corners, each with how many of its corners were seen.
+
+    Four corners linked side to side are the card as seen (any slant); three give its
+    fourth corner as a parallelogram's; two along one side give that side and the deck's
+    shape the other; a lone corner takes the size of the nearest card closed otherwise.
+    """
+    n = len(cs.p)
+    lk = links(cs, min_short)
+    adj = lk.any(axis=2)
+    adj = adj & adj.T
+    nxt = [np.flatnonzero(adj[i]) for i in range(n)]
+    out: list[tuple[np.ndarray, int]] = []
+    seen_cycles = set()
+    chains3 = []
+    for k0 in range(n):
+        for k1 in nxt[k0]:
+            for k2 in nxt[k1]:
+                if k2 == k0 or not _turns(cs.p[k0], cs.p[k1], cs.p[k2]):
+                    continue
+                chains3.append((k0, k1, k2))
+                for k3 in nxt[k2]:
+                    if k3 in (k0, k1) or not adj[k3, k0]:
+                        continue
+                    key = tuple(sorted((k0, k1, k2, k3)))
+                    if key in seen_cycles:
+                        continue
+                    seen_cycles.add(key)
+                    q = order_quad(cs.p[[k0, k1, k2, k3]])
+                    if _convex(q) and _shaped(q, aspect) and quad_sides(q)[0] >= min_short:
+                        out.append((q, 4))
+    closed = {frozenset(t) for c in seen_cycles for t in combinations(c, 3)}
+    for k0, k1, k2 in chains3:
+        if frozenset((k0, k1, k2)) in closed:
+            continue
+        p = cs.p[[k0, k1, k2]]
+        q = order_quad(np.array([p[0], p[1], p[2], p[0] + p[2] - p[1]]))
+        if _convex(q) and _shaped(q, aspect) and quad_sides(q)[0] >= min_short:
+            out.append((q, 3))
+    part = cs.off <= SQUARE_PART
+    sizes: list[tuple[np.ndarray, float]] = [(q.mean(axis=0), quad_sides(q)[0]) for q, _ in out]
+    for k0 in range(n):
+        for k1 in nxt[k0]:
+            if k1 <= k0 or not (part[k0] and part[k1]):
+                continue
+            P0, P1 = cs.p[k0], cs.p[k1]
+            d = float(np.linalg.norm(P1 - P0))
+            t = (P1 - P0) / d
+            b0 = _arm_across(cs, k0, t)
+            b1 = _arm_across(cs, k1, -t)
+            if b0 is None or b1 is None or b0[0] @ b1[0] < np.cos(SQUARE_PART):
+                continue
+            nrm = b0[0] + b1[0]
+            nrm /= np.linalg.norm(nrm)
+            for other in (d * aspect, d / aspect):
+                if max(b0[1], b1[1]) > ARM_SLACK * other or other < min_short:
+                    continue
+                q = order_quad(np.array([P0, P1, P1 + nrm * other, P0 + nrm * other]))
+                out.append((q, 2))
+                sizes.append((q.mean(axis=0), min(d, other)))
+    if sizes:
+        centres = np.array([c for c, _ in sizes])
+        shorts = np.array([s for _, s in sizes])
+        for k in np.flatnonzero(part):
+            near = np.argsort(np.linalg.norm(centres - cs.p[k], axis=1))[:LONE_SIZES]
+            a, b = _square(cs.a[k], cs.b[k])
+            P = cs.p[k]
+            for short in _distinct_sizes(list(shorts[near])):
+                for sa, sb in ((short * aspect, short), (short, short * aspect)):
+                    if cs.la[k] > ARM_SLACK * sa or cs.lb[k] > ARM_SLACK * sb:
+                        continue
+                    out.append((order_quad(np.array([P, P + a * sa, P + a * sa + b * sb, P + b * sb])), 1))
+    return out
+
+
+LONE_SIZES = 3           # closed cards nearest a lone corner whose sizes it tries
+
+
+def _turns(p0: np.ndarray, p1: np.ndarray, p2: np.ndarray) -> bool:
+    """Whether p0 -> p1 -> p2 turns by about a right angle (three corners of one card)."""
+    u, v = p1 - p0, p2 - p1
+    c = abs(float(u @ v)) / (np.linalg.norm(u) * np.linalg.norm(v) + 1e-9)
+    return c < np.sin(SQUARE_FULL)
+
+
+def _arm_across(cs: _Corners, k: int, t: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """Corner k's arm that is not along ``t`` (direction and length), or None when
+    neither of its arms runs along ``t``."""
+    if cs.a[k] @ t > np.cos(SQUARE_PART):
+        return cs.b[k], float(cs.lb[k])
+    if cs.b[k] @ t > np.cos(SQUARE_PART):
+        return cs.a[k], float(cs.la[k])
+    return None
+
+
+SIZE_TOL = 0.06          # two cards' short sides within this share are one card size
+
+
+def _distinct_sizes(sizes: list[float]) -> list[float]:
+    """The card sizes seen, near-equal ones as one (their median), most seen first."""
+    groups: list[list[float]] = []
+    for s in sorted(sizes):
+        if groups and s <= groups[-1][0] * (1 + 2 * SIZE_TOL):
+            groups[-1].append(s)
+        else:
+            groups.append([s])
+    groups.sort(key=len, reverse=True)
+    return [float(np.median(g)) for g in groups[:2]]
+
+
+EDGE_STEP = 4.0          # grey levels per pixel across a side for that point to be on an edge
+SIDE_SEEN = 0.6          # a side is an edge when this share of its points is
+ALONG = np.linspace(0.12, 0.88, 16)    # points along a side (its rounded ends left out)
+OFFSETS = np.arange(-2.0, 2.5, 1.0)    # working pixels across a side searched for its edge
+
+
+def side_support(gx: np.ndarray, gy: np.ndarray, quads: np.ndarray) -> np.ndarray:
+    """(n, 4): for each side of each quad, the share of its points where the image steps
+    across it the same way along the side (one edge, not texture)."""
+    q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    if not len(q):
+        return np.zeros((0, 4))
+    a, b = q, np.roll(q, -1, axis=1)                             # (n, 4, 2) side ends
+    d = b - a
+    L = np.linalg.norm(d, axis=2, keepdims=True) + 1e-9
+    t = d / L
+    nrm = np.stack([-t[..., 1], t[..., 0]], axis=2)
+    c = q.mean(axis=1, keepdims=True)
+    flip = ((nrm * ((a + b) / 2 - c)).sum(2, keepdims=True) < 0)
+    nrm = np.where(flip, -nrm, nrm)                              # outward
+    pts = a[:, :, None, :] + ALONG[None, None, :, None] * d[:, :, None, :]      # (n, 4, P, 2)
+    samp = pts[:, :, :, None, :] + OFFSETS[None, None, None, :, None] * nrm[:, :, None, None, :]
+    mx = samp[..., 0].reshape(-1, len(ALONG) * len(OFFSETS)).astype(np.float32)   # remap: < 32767 rows
+    my = samp[..., 1].reshape(-1, len(ALONG) * len(OFFSETS)).astype(np.float32)
+    sx = cv2.remap(gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT).reshape(samp.shape[:-1])
+    sy = cv2.remap(gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT).reshape(samp.shape[:-1])
+    across = sx * nrm[:, :, None, None, 0] + sy * nrm[:, :, None, None, 1]      # (n, 4, P, O)
+    col = np.abs(across.mean(axis=2)).argmax(axis=2)                           # (n, 4)
+    v = np.take_along_axis(across, col[:, :, None, None], axis=3)[..., 0]      # (n, 4, P)
+    sign = np.sign(np.median(v, axis=2, keepdims=True))
+    sign[sign == 0] = 1.0
+    out = ((v * sign) > EDGE_STEP).mean(axis=2)
+    out[L[..., 0] < 4] = 0.0
+    return out
+
+
+def gradients(grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Grey-level derivatives in grey levels per pixel (Sobel scaled to one pixel)."""
+    g = cv2.GaussianBlur(grey, (3, 3), 0)
+    return (cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3) / 8.0,
+            cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3) / 8.0)
+
+
+def propose(image: np.ndarray, aspect: float) -> list[Outline]:
+    """Card quads in ``image`` (BGR or grey) from its straight edges, best supported first."""
+    H, W = image.shape[:2]
+    f = min(1.0, WORK_SIDE / max(H, W))
+    small = cv2.resize(image, (max(1, round(W * f)), max(1, round(H * f))),
+                       interpolation=cv2.INTER_AREA) if f < 1 else image
+    grey = small if small.ndim == 2 else cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    h, w = grey.shape
+    segs = segments(grey)
+    cs = corners(segs, min(h, w))
+    closed = closed_quads(cs, aspect, MIN_CARD * min(h, w))
+    if not closed:
+        return []
+    quads = np.array([q for q, _ in closed])
+    seen = np.array([s for _, s in closed])
+    gx, gy = gradients(grey)
+    sup = side_support(gx, gy, quads)
+    sides = (sup >= SIDE_SEEN).sum(axis=1)
+    mean = sup.mean(axis=1)
+    order = np.lexsort((-mean, -sides))
+    keep = distinct(quads[order])
+    return [Outline((quads[k] / f).astype(np.float32), int(seen[k]), float(mean[k]), int(sides[k]))
+            for k in order[keep]]
+
+
+DISTINCT = 0.12          # quads whose corners all lie within this share of the short side: one card
+
+
+def distinct(quads: np.ndarray) -> np.ndarray:
+    """Indices of the quads (in order) each unlike every earlier one kept."""
+    q = np.asarray(quads, np.float64)
+    n = len(q)
+    if not n:
+        return np.zeros(0, int)
+    short = np.minimum(np.linalg.norm(q[:, 1] - q[:, 0], axis=1), np.linalg.norm(q[:, 2] - q[:, 1], axis=1))
+    d0 = np.abs(q[:, None] - q[None]).max(axis=(2, 3))
+    d2 = np.abs(q[:, None] - np.roll(q, 2, axis=1)[None]).max(axis=(2, 3))
+    same = np.minimum(d0, d2) < DISTINCT * np.minimum(short[:, None], short[None])
+    kept: list[int] = []
+    for i in range(n):
+        if not same[i, kept].any():
+            kept.append(i)
+    return np.array(kept, int)
