@@ -20,13 +20,15 @@ import numpy as np
 from vision.decks import cards_of, deck_cards
 from vision.errors import EnrolError, ImageError
 from vision.features import describe
+from vision import outline
 from vision.finder import find_cards
 from vision.geometry import face_corners, order_quad, quad_sides, warp_face
 from vision.profile import FACE_W, Profile, card_to_stem
 
 IMAGE_EXT = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 ASPECTS = (1.4, 1.55, 1.75, 1.9)   # card shapes tried when the deck's is not known yet
-MIN_SHARE = 0.06        # a reference card covers at least this share of its photo
+MIN_SHARE = 0.04        # a reference card covers at least this share of its photo (a card on a shelf
+#   photographed from afar, Triestine Img221: 5.4 %; deepPoker and bidly photos: 9 % and more)
 TIGHT = 0.6             # a found card covering more of the photo than this means a tight crop
 # Look-alikes: a face seen as a table camera sees it (VIEW_*: a card ~60 px wide at 720p, the
 # blur and noise measured on tests/vision_live's rendered frames) must beat every other card
@@ -50,6 +52,7 @@ CROP_SHAPE_MATCH = 0.012
 CROP_RIM_PAPER = 0.8    # share of such a photo's rim that must be card paper: rounded corners leave 0.87-0.90 on the bidly singles
 RIM = 0.04              # share of the face's short side checked for card paper at its edge
 MIN_RIM_PAPER = 0.5     # a face whose rim is less paper than this probably shows table
+OUTLINE_SIDES = 3       # sides of an outline that must be edges in the photo for it to be a whole card
 MAX_SHAPE_OFF = 0.12    # |log| of a face's aspect over the others' beyond which it is cut off
 _NAME = re.compile(r"^(?P<stem>[a-z0-9_]+?)(?:\.(?P<n>\d+))?$")
 
@@ -176,7 +179,7 @@ def straighten(img: np.ndarray, name: str = "photo", back: bool = False) -> np.n
         as_crop = _warp(img, whole)
         if face_looks(as_crop, CROP_RIM_PAPER):
             return as_crop   # a card-shaped crop with paper to its edges: the card itself
-    quad = largest_card_quad(img)
+    quad = largest_card_quad(img, back)
     if quad is not None and cv2.contourArea(quad) > TIGHT * h * w:
         quad = None          # the card fills the photo: a crop, whose found "card" is its inner frame
     if quad is None and not crop_shaped:
@@ -194,29 +197,40 @@ def _warp(img: np.ndarray, quad: np.ndarray) -> np.ndarray:
     return warp_face(img, quad, (FACE_W, int(round(FACE_W * long / max(short, 1.0)))))
 
 
-def largest_card_quad(img: np.ndarray) -> np.ndarray | None:
-    """Quad of the biggest card the finder sees covering 6–92 % of the photo.
+def largest_card_quad(img: np.ndarray, back: bool = False) -> np.ndarray | None:
+    """Quad of the biggest card seen covering 6–92 % of the photo.
 
     Reference photos show one card filling a good part of the picture (the docs ask for a
     third to two thirds); anything smaller is a cell of a lined cloth, a note, a detail.
 
-    The deck's shape is not known yet, so the common card shapes are all tried; a lone
-    rectangle beats a card read out of a blob that touches something else. Among the rest
-    the card is the rectangle that best explains the card-like pixels: those it covers
+    The deck's shape is not known yet, so the common card shapes are all tried. Cards are
+    proposed two ways: card-like pixels (vision.finder) and straight edges closing a card
+    outline (vision.outline), which holds where the paper is no lighter than the table or
+    the cloth's lines are as light as the card. A rectangle whose straightened face looks
+    like a card face (a paper rim around ink, :func:`face_looks`; not asked of a back) beats
+    one that does not: a checked cloth's cell or a picture panel does not. Then a lone
+    rectangle beats a card read out of a blob that touches something else, and among the
+    rest the card is the rectangle that best explains the card-like pixels: those it covers
     minus the table it claims (``area * (2 * support - 1)``). Area times support alone
     favours the longest shape tried, which reaches past the card onto the table
     (deepPoker table-clubs_10-1.jpg: 1.9 at support 0.76 beat the true 1.4 at 0.98).
+    An outline's support is the share of its sides that are edges in the photo.
     """
     h, w = img.shape[:2]
-    best = None
+    cands: list[tuple[np.ndarray, bool, float]] = []
     for aspect in ASPECTS:
-        for cand in find_cards(img, aspect).candidates:
-            area = cv2.contourArea(cand.quad)
-            if not MIN_SHARE * h * w < area < 0.92 * h * w:
-                continue
-            key = (cand.whole, area * (2 * cand.support - 1))
-            if best is None or key > best[0]:
-                best = (key, cand.quad)
+        cands += [(c.quad, c.whole, c.support) for c in find_cards(img, aspect).candidates]
+        cands += [(o.quad, True, o.support) for o in outline.propose(img, aspect)
+                  if o.corners == 4 and o.sides >= OUTLINE_SIDES]
+    best = None
+    for quad, whole, support in cands:
+        area = cv2.contourArea(quad)
+        if not MIN_SHARE * h * w < area < 0.92 * h * w:
+            continue
+        looks = back or face_looks(_warp(img, quad))
+        key = (looks, whole, area * (2 * support - 1))
+        if best is None or key > best[0]:
+            best = (key, quad)
     return None if best is None else best[1]
 
 
