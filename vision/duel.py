@@ -17,6 +17,7 @@ import numpy as np
 DIFF_SHARE = 0.15      # the most different share of the face's pixels a duel is fought on
 BLUR = 1.5             # px of blur before comparing (forgives a pixel of misregistration)
 BORDER = 0.05          # share of each side ignored (rounded corners, the quad's jitter)
+MIN_SEEN = 0.25        # share of a pair's differing pixels that must be seen for a duel on part of a face
 TREND = 12.0           # px sigma of the low-pass removed as lighting
 
 
@@ -34,18 +35,27 @@ def prepare(face_bgr: np.ndarray) -> np.ndarray:
     return out
 
 
-def duel(face: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+def duel(face: np.ndarray, a: np.ndarray, b: np.ndarray, visible: np.ndarray | None = None) -> float:
     """How much better prepared ``face`` matches prepared ``a`` than ``b`` (−2..2) on the
     pixels where ``a`` and ``b`` differ most: > 0 favours ``a``.
 
     What depends on ``a`` and ``b`` alone (where they differ, their own statistics there)
     is computed once per pair and kept (see :class:`_Pairs`): a card is fought against
     the same rivals again and again, from either side (``duel(f, b, a)`` is exactly
-    ``-duel(f, a, b)``)."""
+    ``-duel(f, a, b)``). ``visible`` (bool, the face's shape): fought only on the pixels
+    of the card that are seen (a card half under another); 0 (no evidence either way)
+    when fewer than MIN_SEEN of those pixels are."""
     pair, sign = _PAIRS.get(a, b)
     if pair is None:
         return 0.0
     idx, xa, xb, na, nb = pair
+    if visible is not None:
+        seen = visible.reshape(-1)[idx]
+        if seen.sum() < max(16, MIN_SEEN * len(idx)):
+            return 0.0
+        idx, xa, xb = idx[seen], xa[seen], xb[seen]
+        xa, xb = xa - xa.mean(), xb - xb.mean()
+        na, nb = xa @ xa, xb @ xb
     f = face.reshape(-1)[idx]
     f = f - f.mean()
     ff = f @ f

@@ -25,6 +25,7 @@ from vision import corner_index
 from vision import confidence as conf_mod
 from vision import duel as duel_mod
 from vision import keypoints as kp_mod
+from vision import outline
 from vision.decks import deck_cards
 from vision.features import FINE, INNER, Descriptor, TemplateBank, describe
 from vision.finder import Candidate, FindResult, find_cards
@@ -75,6 +76,8 @@ CORNER_AGAINST = 0.25      # duel margin by which an index on a named card prefe
 #   duels cannot see a rival never enrolled, its index can, even where it is not clear enough to
 #   name (or claim) a card of its own
 KP_UNSURE_INLIERS = 14     # keypoint inliers for reporting an unnamed card (below: likely noise)
+SAME_CENTRE = 0.3          # centres closer than this share of the short side: one card
+OUTLINE_SEEN = 0.3         # least share of an outlined card no detection covers for it to be read
 CROP_SHAPE = 0.3           # |log| of a picture's aspect over the deck's for it to be read as a tight
 #   crop: loose (a rotated card's crop is squarer, deepPoker crops in bench/vision_realdata.py)
 
@@ -160,7 +163,8 @@ class Recogniser:
         conf = conf_mod.confidence(m.score, margin, self.coef) if margin >= MIN_MARGIN else 0.0
         return _Answer(m.card, m.score, margin, conf, m.index, runner_index=m.runner_index)
 
-    def _decide(self, face_bgr: np.ndarray, allowed, desc: Descriptor | None = None) -> _Answer:
+    def _decide(self, face_bgr: np.ndarray, allowed, desc: Descriptor | None = None,
+                cover: np.ndarray | None = None) -> _Answer:
         """Name a straightened face by duels among the best cards on the whole face.
 
         The card named must beat each of the DUEL_RIVALS best other cards (allowed or not)
@@ -170,7 +174,7 @@ class Recogniser:
         to FACE), not computed again.
         """
         desc = describe(face_bgr) if desc is None else desc
-        s = self.bank.scores(desc)
+        s = self.bank.scores(desc, cover)
         if self._known is not None:
             s = np.where(self._known, s, -2.0)
         best: dict[str, int] = {}
@@ -180,8 +184,9 @@ class Recogniser:
                 break
         cards = list(best)
         f = duel_mod.prepare(cv2.resize(face_bgr, self.profile.face_size, interpolation=cv2.INTER_AREA))
+        seen = None if cover is None else cv2.resize(cover, self.profile.face_size, interpolation=cv2.INTER_NEAREST) > 0.5
         # each pair fought once: duel(f, b, a) is exactly -duel(f, a, b)
-        fought = {(c, o): duel_mod.duel(f, self._prep[best[c]], self._prep[best[o]])
+        fought = {(c, o): duel_mod.duel(f, self._prep[best[c]], self._prep[best[o]], seen)
                   for i, c in enumerate(cards) for o in cards[i + 1:]}
         margins = {c: min((fought[(c, o)] if (c, o) in fought else -fought[(o, c)]
                            for o in cards if o != c), default=1.0) for c in cards}
@@ -196,7 +201,7 @@ class Recogniser:
             conf = min(conf, 0.5)
         # a cell of the face that disagrees with the winner (an extra pip of an unenrolled
         # card, another suit sign) vetoes it, however it fared against its rivals
-        return self._checked(desc, _Answer(win, score, max(0.0, m), conf, best[win], top=top), None)
+        return self._checked(desc, _Answer(win, score, max(0.0, m), conf, best[win], top=top), cover)
 
     def _detection(self, quad: np.ndarray, a: _Answer) -> Detection:
         return Detection(np.asarray(quad, np.float32), None if a.card == BACK or a.confidence < self.threshold
@@ -277,6 +282,8 @@ class Recogniser:
             if not any(_same_spot(k.quad, d.quad) for k in kept):
                 kept.append(d)
         kept += self._leftovers(image_bgr, found, kept, allowed)
+        if roi is None:
+            kept += self._outlined(image_bgr, kept, allowed)
         if roi is None and not found.candidates and not kept:
             kept += self._whole_picture(image_bgr, allowed)
         kept = _one_per_card(kept)
@@ -311,6 +318,31 @@ class Recogniser:
                 out.append(det)
         return out
 
+    def _outlined(self, image, kept: list[Detection], allowed) -> list[Detection]:
+        """Cards outlined by straight edges (vision.outline) that no detection already is:
+        each fitted to its leading face and named by duels on its part no detection covers
+        (a card half under another is outlined by its visible corners), surer when partly
+        seen, as a pile card is."""
+        out: list[Detection] = []
+        for o in outline.propose(image, self.profile.aspect):
+            dets = kept + out
+            if any(_same_card(d.quad, o.quad) for d in dets):
+                continue
+            others = [d.quad for d in dets]
+            cover = _others_mask(o.quad, others) if others else None
+            if cover is not None and cover.mean() < OUTLINE_SEEN:
+                continue
+            if self._answer(describe(_face_crop(image, o.quad, FACE)), allowed, cover).score < FIT_FLOOR:
+                continue
+            _, q, desc = self._aligned_read(image, o.quad, allowed)
+            cover = _others_mask(q, others) if others else None
+            seen = 1.0 if cover is None else float(cover.mean())
+            a = self._decide(_face_crop(image, q, self.profile.face_size), allowed, desc, cover)
+            need = self.threshold if seen > 0.9 else max(self.threshold, PARTIAL_THRESHOLD)
+            if a.card != BACK and a.confidence >= need and not any(_same_card(d.quad, q) for d in dets):
+                out.append(Detection(np.asarray(q, np.float32), a.card, True, a.confidence, a.margin, a.top))
+        return out
+
     def _named_by_duels(self, image, quad: np.ndarray, allowed) -> Detection | None:
         """The face at ``quad`` fitted to its leading enrolled face and named by duels; None
         unless the duels name a face (not a back) surely."""
@@ -318,13 +350,14 @@ class Recogniser:
         a = self._decide(_face_crop(image, fitted, self.profile.face_size), allowed)
         return self._detection(fitted, a) if a.confidence >= self.threshold and a.card != BACK else None
 
-    def _rechecked(self, image, det: Detection, allowed, desc: Descriptor | None = None) -> Detection:
+    def _rechecked(self, image, det: Detection, allowed, desc: Descriptor | None = None,
+                   cover: np.ndarray | None = None) -> Detection:
         """A finder detection named again by duels: a name the duels contradict is
         withdrawn, an unnamed card the duels separate is named (``desc``: the face at
         ``det.quad`` described, when the caller has it)."""
         if not det.face_up:
             return det
-        a = self._decide(_face_crop(image, det.quad, self.profile.face_size), allowed, desc)
+        a = self._decide(_face_crop(image, det.quad, self.profile.face_size), allowed, desc, cover)
         if det.card is not None and a.card == det.card and a.margin > 0:
             return replace(det, top=a.top)      # both readings agree: the surer one stands
         if det.card is not None:                # the duels favour another card: no guess
@@ -638,13 +671,17 @@ def _same_spot(a: np.ndarray, b: np.ndarray) -> bool:
     return _inside(a, b.mean(axis=0)) and _inside(b, a.mean(axis=0))
 
 
+def _same_card(a: np.ndarray, b: np.ndarray) -> bool:
+    """Two quads of one card: centres closer than SAME_CENTRE of ``b``'s short side (two
+    cards of a trick overlap, but their centres lie farther apart)."""
+    return bool(np.linalg.norm(a.mean(axis=0) - b.mean(axis=0)) < SAME_CENTRE * quad_sides(b)[0])
+
+
 def _one_per_card(dets: list[Detection]) -> list[Detection]:
     """Each card once: of detections lying on the same spot, keep the most confident."""
     keep: list[Detection] = []
     for d in sorted(dets, key=lambda d: -d.confidence):
-        short, _ = quad_sides(d.quad)
-        c = d.quad.mean(axis=0)
-        if any(np.linalg.norm(k.quad.mean(axis=0) - c) < 0.3 * short for k in keep):
+        if any(_same_card(k.quad, d.quad) for k in keep):
             continue
         keep.append(d)
     return keep
