@@ -92,15 +92,16 @@ class KeypointIndex:
         self.pts = np.concatenate(pts)
         self.owner = np.concatenate(owner)
         self.descs = np.concatenate(descs).astype(np.float32)
-        self.matcher = cv2.FlannBasedMatcher({"algorithm": 1, "trees": 4}, {"checks": 48})
-        self.matcher.add([self.descs])
         # FLANN's randomised kd-trees draw from OpenCV's random generator: from wherever earlier
         # work left it, each index came out different, and so did the cards proposed (an
         # unenrolled 7 of spades was proposed and named as the 3 of spades by 1 index in 8,
         # failing a test by the order tests ran in). Seed 0 is the generator as a fresh thread
         # has it: every index of a profile is the same, the first of a fresh process.
+        # The index itself, not a FlannBasedMatcher: the same trees and search (the matcher
+        # builds this index on a merged copy of the descriptors, 10 MB for 52 faces, and
+        # answers with one DMatch object per neighbour: 24,000 per still).
         cv2.setRNGSeed(0)
-        self.matcher.train()
+        self.index = cv2.flann_Index(self.descs, {"algorithm": 1, "trees": 4})
 
     def propose(self, image_bgr: np.ndarray, allowed: set[str] | None = None) -> list[Hypothesis]:
         """Card hypotheses in the image, best supported first (at most one per face)."""
@@ -114,19 +115,13 @@ class KeypointIndex:
         if d is None or len(kp) < MIN_INLIERS:
             return []
         q_pts = np.float32([k.pt for k in kp]) / f
-        knn = self.matcher.knnMatch(d.astype(np.float32), k=NEIGHBOURS)
-        qi, ti = [], []
-        for m in knn:
-            if not m:
-                continue
-            best = m[0].distance
-            for n in m:
-                if n.distance <= NEAR_BEST * best + 1e-6 and n.distance < MAX_DISTANCE:
-                    qi.append(n.queryIdx)
-                    ti.append(n.trainIdx)
-        if not qi:
+        near, sq = self.index.knnSearch(d.astype(np.float32), NEIGHBOURS, params={"checks": 48})
+        dist = np.sqrt(sq).astype(np.float64)        # FLANN answers squared L2 distances
+        ok = (near >= 0) & (dist <= NEAR_BEST * dist[:, :1] + 1e-6) & (dist < MAX_DISTANCE)
+        qi, j = np.nonzero(ok)
+        if not len(qi):
             return []
-        qi, ti = np.array(qi), np.array(ti)
+        ti = near[qi, j]
         face_of = self.owner[ti]
         votes = np.bincount(face_of, minlength=len(self.labels))
         out = []
