@@ -114,7 +114,7 @@ class KeypointIndex:
         kp, d = self.sift.detectAndCompute(g, None)
         if d is None or len(kp) < MIN_INLIERS:
             return []
-        q_pts = np.float32([k.pt for k in kp]) / f
+        q_pts = cv2.KeyPoint_convert(kp) / f
         near, sq = self.index.knnSearch(d.astype(np.float32), NEIGHBOURS, params={"checks": 48})
         dist = np.sqrt(sq).astype(np.float64)        # FLANN answers squared L2 distances
         ok = (near >= 0) & (dist <= NEAR_BEST * dist[:, :1] + 1e-6) & (dist < MAX_DISTANCE)
