@@ -103,15 +103,23 @@ class KeypointIndex:
         cv2.setRNGSeed(0)
         self.index = cv2.flann_Index(self.descs, {"algorithm": 1, "trees": 4})
 
-    def propose(self, image_bgr: np.ndarray, allowed: set[str] | None = None) -> list[Hypothesis]:
-        """Card hypotheses in the image, best supported first (at most one per face)."""
+    def propose(self, image_bgr: np.ndarray, allowed: set[str] | None = None,
+                explained: list[np.ndarray] = ()) -> list[Hypothesis]:
+        """Card hypotheses in the image, best supported first (at most one per face).
+
+        ``explained``: quads (image pixels) of cards already named, whose keypoints are
+        neither described nor matched (SIFT's mask: the rest are the same keypoints)."""
         if self.empty:
             return []
         g = image_bgr if image_bgr.ndim == 2 else cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
         f = min(1.0, MAX_SIDE / max(g.shape[:2]))
         if f < 1.0:
             g = cv2.resize(g, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-        kp, d = self.sift.detectAndCompute(g, None)
+        mask = None
+        if len(explained):
+            mask = np.full(g.shape[:2], 255, np.uint8)
+            cv2.fillPoly(mask, [np.round(np.asarray(q) * f).astype(np.int32) for q in explained], 0)
+        kp, d = self.sift.detectAndCompute(g, mask)
         if d is None or len(kp) < MIN_INLIERS:
             return []
         q_pts = cv2.KeyPoint_convert(kp) / f
