@@ -11,6 +11,7 @@ Descriptors of the faces are computed once, at Recogniser construction, from Pro
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -30,6 +31,16 @@ MAX_SIDE = 800             # an image is described at most this many pixels on i
 #   french-52 cards per scenario): 800 named the same cards as 1400 in every set, real and
 #   synthetic, with 0.71x the CPU of a 10-card 1280x720 still (paired, same scenes); 640 the same
 #   real cards, but one synthetic separate card fewer (99.33 % against 99.67 %)
+# SIFT's pyramid (the image doubled, 6 blurred and 5 difference images per octave) costs ~230 bytes
+# per pixel described at once: +146 MB for an 800x800 still, the peak of a square 1200x1200 one
+# (bench/vision_stills.py --speed: 306 MB with one profile loaded, for a 250 MB target). A larger
+# image than a 16:9 frame at MAX_SIDE (800x450: camera stills, the live table) is described in
+# overlapping strips of at most MAX_PIXELS, each keypoint taken from the strip where it lies
+# farthest from a cut. On the 7 bidly deals and the 1200x1200 synthetic still (two strips of
+# 800x600), 99.6-99.8 % of the keypoints (position, angle, descriptor) were those of one pass
+# over the whole image; the rest are of the coarsest scales near a cut.
+MAX_PIXELS = 800 * 450
+STRIP_MARGIN = 100         # least pixels between a cut and the keypoints a strip keeps
 NEIGHBOURS = 6             # nearest face descriptors looked up per image keypoint
 NEAR_BEST = 1.2            # a neighbour this much farther than the nearest still counts as a match
 # SIFT descriptor distance (L2, OpenCV's 512-scaled descriptors) above which a match is noise:
@@ -119,10 +130,10 @@ class KeypointIndex:
         if len(explained):
             mask = np.full(g.shape[:2], 255, np.uint8)
             cv2.fillPoly(mask, [np.round(np.asarray(q) * f).astype(np.int32) for q in explained], 0)
-        kp, d = self.sift.detectAndCompute(g, mask)
-        if d is None or len(kp) < MIN_INLIERS:
+        pts, d = self._describe(g, mask)
+        if d is None or len(pts) < MIN_INLIERS:
             return []
-        q_pts = cv2.KeyPoint_convert(kp) / f
+        q_pts = pts / f
         near, sq = self.index.knnSearch(d.astype(np.float32), NEIGHBOURS, params={"checks": 48})
         dist = np.sqrt(sq).astype(np.float64)        # FLANN answers squared L2 distances
         ok = (near >= 0) & (dist <= NEAR_BEST * dist[:, :1] + 1e-6) & (dist < MAX_DISTANCE)
@@ -143,6 +154,40 @@ class KeypointIndex:
             if h is not None:
                 out.append(h)
         return sorted(out, key=lambda h: -h.inliers)
+
+    def _describe(self, g: np.ndarray, mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
+        """SIFT keypoint positions (n, 2) and descriptors of a grey image, in strips along its
+        long side when it has more than MAX_PIXELS (see there)."""
+        h, w = g.shape
+        if h * w <= MAX_PIXELS:
+            kp, d = self.sift.detectAndCompute(g, mask)
+            return cv2.KeyPoint_convert(kp).reshape(-1, 2), d
+        if w > h:                    # strips along the long side: described transposed back
+            pts, d = self._describe(np.ascontiguousarray(g.T), None if mask is None else np.ascontiguousarray(mask.T))
+            return pts[:, ::-1].copy(), d
+        length = MAX_PIXELS // w
+        n = 1 + math.ceil((h - length) / max(1, length - 2 * STRIP_MARGIN))
+        starts = [round(i * (h - length) / (n - 1)) for i in range(n)]
+        cuts = [0.0] + [(a + length + b) / 2 for a, b in zip(starts, starts[1:])] + [float(h)]
+        found = []
+        for i, y0 in enumerate(starts):
+            part = np.s_[y0:y0 + length]
+            kp, d = self.sift.detectAndCompute(g[part], None if mask is None else mask[part])
+            if d is None:
+                continue
+            y = np.float32([k.pt[1] for k in kp]) + y0
+            keep = (y >= cuts[i]) & (y < cuts[i + 1])
+            found += [(k, y0, row) for k, row, ok in zip(kp, d, keep) if ok]
+        if not found:
+            return np.zeros((0, 2), np.float32), None
+        if len(found) > IMAGE_FEATURES:     # as SIFT's own cut: the strongest, ties kept
+            least = sorted((k.response for k, _, _ in found), reverse=True)[IMAGE_FEATURES - 1]
+            found = [x for x in found if x[0].response >= least]
+        # in SIFT's own order of keypoints (by x, y, larger size, angle, response, octave)
+        found.sort(key=lambda x: (x[0].pt[0], x[0].pt[1] + x[1], -x[0].size, x[0].angle,
+                                  -x[0].response, -x[0].octave))
+        pts = np.float32([(k.pt[0], k.pt[1] + y0) for k, y0, _ in found])
+        return pts, np.stack([row for _, _, row in found])
 
     def _fit(self, face: int, img_pts: np.ndarray, face_pts: np.ndarray, tol: float
              ) -> Hypothesis | None:
