@@ -156,38 +156,36 @@ class KeypointIndex:
         return sorted(out, key=lambda h: -h.inliers)
 
     def _describe(self, g: np.ndarray, mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
-        """SIFT keypoint positions (n, 2) and descriptors of a grey image, in strips along its
-        long side when it has more than MAX_PIXELS (see there)."""
+        """SIFT keypoint positions (n, 2) and descriptors of a grey image, in strips across
+        its long side when it has more than MAX_PIXELS (see there)."""
         h, w = g.shape
         if h * w <= MAX_PIXELS:
             kp, d = self.sift.detectAndCompute(g, mask)
             return cv2.KeyPoint_convert(kp).reshape(-1, 2), d
-        if w > h:                    # strips along the long side: described transposed back
-            pts, d = self._describe(np.ascontiguousarray(g.T), None if mask is None else np.ascontiguousarray(mask.T))
-            return pts[:, ::-1].copy(), d
-        length = MAX_PIXELS // w
-        n = 1 + math.ceil((h - length) / max(1, length - 2 * STRIP_MARGIN))
-        starts = [round(i * (h - length) / (n - 1)) for i in range(n)]
-        cuts = [0.0] + [(a + length + b) / 2 for a, b in zip(starts, starts[1:])] + [float(h)]
+        axis = 0 if h >= w else 1                # cut across the long side (never transposed:
+        span, across = (h, w) if axis == 0 else (w, h)   # SIFT would describe a mirror image)
+        length = MAX_PIXELS // across
+        n = 1 + math.ceil((span - length) / max(1, length - 2 * STRIP_MARGIN))
+        starts = [round(i * (span - length) / (n - 1)) for i in range(n)]
+        cuts = [0.0] + [(a + length + b) / 2 for a, b in zip(starts, starts[1:])] + [float(span)]
         found = []
-        for i, y0 in enumerate(starts):
-            part = np.s_[y0:y0 + length]
+        for i, s0 in enumerate(starts):
+            part = (np.s_[s0:s0 + length], np.s_[:]) if axis == 0 else (np.s_[:], np.s_[s0:s0 + length])
             kp, d = self.sift.detectAndCompute(g[part], None if mask is None else mask[part])
             if d is None:
                 continue
-            y = np.float32([k.pt[1] for k in kp]) + y0
-            keep = (y >= cuts[i]) & (y < cuts[i + 1])
-            found += [(k, y0, row) for k, row, ok in zip(kp, d, keep) if ok]
+            at = cv2.KeyPoint_convert(kp).reshape(-1, 2)
+            at[:, 1 - axis] += s0
+            keep = (at[:, 1 - axis] >= cuts[i]) & (at[:, 1 - axis] < cuts[i + 1])
+            found += [(k, p, row) for k, p, row, ok in zip(kp, at, d, keep) if ok]
         if not found:
             return np.zeros((0, 2), np.float32), None
         if len(found) > IMAGE_FEATURES:     # as SIFT's own cut: the strongest, ties kept
             least = sorted((k.response for k, _, _ in found), reverse=True)[IMAGE_FEATURES - 1]
             found = [x for x in found if x[0].response >= least]
         # in SIFT's own order of keypoints (by x, y, larger size, angle, response, octave)
-        found.sort(key=lambda x: (x[0].pt[0], x[0].pt[1] + x[1], -x[0].size, x[0].angle,
-                                  -x[0].response, -x[0].octave))
-        pts = np.float32([(k.pt[0], k.pt[1] + y0) for k, y0, _ in found])
-        return pts, np.stack([row for _, _, row in found])
+        found.sort(key=lambda x: (x[1][0], x[1][1], -x[0].size, x[0].angle, -x[0].response, -x[0].octave))
+        return np.float32([p for _, p, _ in found]), np.stack([row for _, _, row in found])
 
     def _fit(self, face: int, img_pts: np.ndarray, face_pts: np.ndarray, tol: float
              ) -> Hypothesis | None:
