@@ -114,23 +114,15 @@ class KeypointIndex:
         cv2.setRNGSeed(0)
         self.index = cv2.flann_Index(self.descs, {"algorithm": 1, "trees": 4})
 
-    def propose(self, image_bgr: np.ndarray, allowed: set[str] | None = None,
-                explained: list[np.ndarray] = ()) -> list[Hypothesis]:
-        """Card hypotheses in the image, best supported first (at most one per face).
-
-        ``explained``: quads (image pixels) of cards already named, whose keypoints are
-        neither described nor matched (SIFT's mask: the rest are the same keypoints)."""
+    def propose(self, image_bgr: np.ndarray, allowed: set[str] | None = None) -> list[Hypothesis]:
+        """Card hypotheses in the image, best supported first (at most one per face)."""
         if self.empty:
             return []
         g = image_bgr if image_bgr.ndim == 2 else cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
         f = min(1.0, MAX_SIDE / max(g.shape[:2]))
         if f < 1.0:
             g = cv2.resize(g, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-        mask = None
-        if len(explained):
-            mask = np.full(g.shape[:2], 255, np.uint8)
-            cv2.fillPoly(mask, [np.round(np.asarray(q) * f).astype(np.int32) for q in explained], 0)
-        pts, d = self._describe(g, mask)
+        pts, d = self._describe(g)
         if d is None or len(pts) < MIN_INLIERS:
             return []
         q_pts = pts / f
@@ -155,12 +147,12 @@ class KeypointIndex:
                 out.append(h)
         return sorted(out, key=lambda h: -h.inliers)
 
-    def _describe(self, g: np.ndarray, mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
+    def _describe(self, g: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """SIFT keypoint positions (n, 2) and descriptors of a grey image, in strips across
         its long side when it has more than MAX_PIXELS (see there)."""
         h, w = g.shape
         if h * w <= MAX_PIXELS:
-            kp, d = self.sift.detectAndCompute(g, mask)
+            kp, d = self.sift.detectAndCompute(g, None)
             return cv2.KeyPoint_convert(kp).reshape(-1, 2), d
         axis = 0 if h >= w else 1                # cut across the long side (never transposed:
         span, across = (h, w) if axis == 0 else (w, h)   # SIFT would describe a mirror image)
@@ -171,7 +163,7 @@ class KeypointIndex:
         found = []
         for i, s0 in enumerate(starts):
             part = (np.s_[s0:s0 + length], np.s_[:]) if axis == 0 else (np.s_[:], np.s_[s0:s0 + length])
-            kp, d = self.sift.detectAndCompute(g[part], None if mask is None else mask[part])
+            kp, d = self.sift.detectAndCompute(g[part], None)
             if d is None:
                 continue
             at = cv2.KeyPoint_convert(kp).reshape(-1, 2)

@@ -204,12 +204,10 @@ class Recogniser:
         return Detection(np.asarray(quad, np.float32), None if a.card == BACK or a.confidence < self.threshold
                          else a.card, a.card != BACK, a.confidence, a.margin, a.top)
 
-    def _keypoint_cards(self, image, allowed, explained: list[np.ndarray] = ()
-                        ) -> list[tuple[Detection, _Answer]]:
-        """Cards proposed by keypoint homographies, each named by duels (or unnamed);
-        none where ``explained`` (quads of cards named already)."""
+    def _keypoint_cards(self, image, allowed) -> list[tuple[Detection, _Answer]]:
+        """Cards proposed by keypoint homographies, each named by duels (or unnamed)."""
         out: list[tuple[Detection, _Answer]] = []
-        for h in self.keypoints.propose(image, explained=explained):
+        for h in self.keypoints.propose(image):
             short, _ = quad_sides(h.quad)
             c = h.quad.mean(axis=0)
             if any(np.linalg.norm(d.quad.mean(axis=0) - c) < 0.3 * short for d, _ in out):
@@ -273,13 +271,7 @@ class Recogniser:
         sub = image_bgr if box is None else image_bgr[y0:y0 + box[3], x0:x0 + box[2]]
         kp = []
         if roi is None or not _all_named(out):
-            # the shape path's named cards are not matched again (their keypoints are not
-            # described): on 129 real photos (deepPoker, bidly) and 601 synthetic cards
-            # (bench/vision_stills.py --cards 300) no card's name changed, only the quad of
-            # a card both paths named (the finder's instead of the homography's); 0.93x CPU
-            named = [d.quad - np.float32([x0, y0]) for d in out if d.card is not None]
-            kp = [(replace(d, quad=d.quad + np.float32([x0, y0])), a)
-                  for d, a in self._keypoint_cards(sub, allowed, named)]
+            kp = [(replace(d, quad=d.quad + np.float32([x0, y0])), a) for d, a in self._keypoint_cards(sub, allowed)]
         # one detection per card: a named reading before an unnamed one, keypoint cards
         # (whose quad is the homography's) before the finder's at equal standing
         kept: list[Detection] = []
