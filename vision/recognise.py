@@ -204,15 +204,24 @@ class Recogniser:
         return Detection(np.asarray(quad, np.float32), None if a.card == BACK or a.confidence < self.threshold
                          else a.card, a.card != BACK, a.confidence, a.margin, a.top)
 
+    def _described(self, faces: list[np.ndarray]) -> list[tuple[Descriptor, np.ndarray]]:
+        """Straightened faces, each as (its descriptor, itself), compared with the bank in
+        one batch (the bank keeps the scores: reading them one by one later costs nothing)."""
+        descs = [describe(f) for f in faces]
+        self.bank.scores_many([(d, None) for d in descs])
+        return list(zip(descs, faces))
+
     def _keypoint_cards(self, image, allowed) -> list[tuple[Detection, _Answer]]:
         """Cards proposed by keypoint homographies, each named by duels (or unnamed)."""
         out: list[tuple[Detection, _Answer]] = []
-        for h in self.keypoints.propose(image):
+        hyps = self.keypoints.propose(image)
+        looks = self._described([kp_mod.warp_from(image, h.homography, self.profile.face_size) for h in hyps])
+        for h, (desc, face) in zip(hyps, looks):
             short, _ = quad_sides(h.quad)
             c = h.quad.mean(axis=0)
             if any(np.linalg.norm(d.quad.mean(axis=0) - c) < 0.3 * short for d, _ in out):
                 continue
-            a = self._decide(kp_mod.warp_from(image, h.homography, self.profile.face_size), allowed)
+            a = self._decide(face, allowed, desc)
             named = a.confidence >= self.threshold
             if not named and (h.inliers < KP_UNSURE_INLIERS or a.score < NOT_A_CARD):
                 continue
@@ -265,7 +274,9 @@ class Recogniser:
                 if det is not None:
                     out.append(det)
         out += self._piles(image_bgr, found, allowed, roi)
-        out = [self._rechecked(image_bgr, d, allowed) for d in out]
+        looks = iter(self._described([_face_crop(image_bgr, d.quad, self.profile.face_size)
+                                      for d in out if d.face_up]))
+        out = [self._rechecked(image_bgr, d, allowed, *next(looks)) if d.face_up else d for d in out]
         box = search or roi
         x0, y0 = (0, 0) if box is None else (max(0, box[0]), max(0, box[1]))
         sub = image_bgr if box is None else image_bgr[y0:y0 + box[3], x0:x0 + box[2]]
@@ -320,13 +331,16 @@ class Recogniser:
         a = self._decide(_face_crop(image, fitted, self.profile.face_size), allowed)
         return self._detection(fitted, a) if a.confidence >= self.threshold and a.card != BACK else None
 
-    def _rechecked(self, image, det: Detection, allowed, desc: Descriptor | None = None) -> Detection:
+    def _rechecked(self, image, det: Detection, allowed, desc: Descriptor | None = None,
+                   face: np.ndarray | None = None) -> Detection:
         """A finder detection named again by duels: a name the duels contradict is
         withdrawn, an unnamed card the duels separate is named (``desc``: the face at
-        ``det.quad`` described, when the caller has it)."""
+        ``det.quad`` described, ``face``: straightened to the profile's face size, when
+        the caller has them)."""
         if not det.face_up:
             return det
-        a = self._decide(_face_crop(image, det.quad, self.profile.face_size), allowed, desc)
+        face = _face_crop(image, det.quad, self.profile.face_size) if face is None else face
+        a = self._decide(face, allowed, desc)
         if det.card is not None and a.card == det.card and a.margin > 0:
             return replace(det, top=a.top)      # both readings agree: the surer one stands
         if det.card is not None:                # the duels favour another card: no guess
