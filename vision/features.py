@@ -130,7 +130,7 @@ class _Part:
             t_sum = (t @ m.T).T
             t_sq = (self.chan2[c] @ m.T).T
             cross = (t @ np.ascontiguousarray(xn[:, c]).T).T      # xn is zero-mean on m
-            var = np.maximum(t_sq - t_sum * t_sum / s[:, None], 1e-6)
+            var = np.maximum(t_sq - t_sum * t_sum / np.maximum(s, 1.0)[:, None], 1e-6)   # s 0: scored -1 below
             out += cross / (np.sqrt(var) + 1e-6 + self.floor[c] * root)
         out /= self.c
         out[s < 0.08 * inner.sum()] = -1.0
@@ -169,7 +169,8 @@ class _Chroma:
         cross = xv @ self.raw.T
         d2 = np.maximum(x2 + t2 - 2 * cross, 0.0)
         s = m.sum(axis=1)
-        out = 1.0 - 2.0 * d2 / (x2 + t2 + self.eps_px * s[:, None])
+        with np.errstate(divide="ignore", invalid="ignore"):     # nothing visible: -1 below
+            out = 1.0 - 2.0 * d2 / (x2 + t2 + self.eps_px * s[:, None])
         if not whole:
             out[s < 0.08 * inner.sum()] = -1.0
         return out
