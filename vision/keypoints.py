@@ -153,7 +153,7 @@ class KeypointIndex:
         h, w = g.shape
         if h * w <= MAX_PIXELS:
             kp, d = self.sift.detectAndCompute(g, None)
-            return cv2.KeyPoint_convert(kp).reshape(-1, 2), d
+            return _points(kp), d
         axis = 0 if h >= w else 1                # cut across the long side (never transposed:
         span, across = (h, w) if axis == 0 else (w, h)   # SIFT would describe a mirror image)
         length = MAX_PIXELS // across
@@ -166,7 +166,7 @@ class KeypointIndex:
             kp, d = self.sift.detectAndCompute(g[part], None)
             if d is None:
                 continue
-            at = cv2.KeyPoint_convert(kp).reshape(-1, 2)
+            at = _points(kp)
             at[:, 1 - axis] += s0
             keep = (at[:, 1 - axis] >= cuts[i]) & (at[:, 1 - axis] < cuts[i + 1])
             found += [(k, p, row) for k, p, row, ok in zip(kp, at, d, keep) if ok]
@@ -200,6 +200,12 @@ class KeypointIndex:
         if spread < MIN_SPREAD:
             return None
         return Hypothesis(face, self.labels[face], quad.astype(np.float32), H, n, spread)
+
+
+def _points(kp) -> np.ndarray:
+    """Keypoint positions as an (n, 2) float32 array (cv2.KeyPoint_convert answers an empty
+    tuple for no keypoints)."""
+    return np.asarray(cv2.KeyPoint_convert(kp), np.float32).reshape(-1, 2)
 
 
 def _plausible(quad: np.ndarray, w: int, h: int) -> bool:
