@@ -73,7 +73,9 @@ def describe(face_bgr: np.ndarray) -> Descriptor:
 
 
 def _normalise(x: np.ndarray, m: np.ndarray, floor: np.ndarray | float = 0.0) -> np.ndarray:
-    """Zero-mean, unit-norm over the mask, per channel; (C, D) -> (C, D).
+    """Zero-mean, unit-norm over the mask, per channel; (C, D) -> (C, D). Callers cast the
+    result to float32 as the bank is (numpy 2 makes it float64 through the float64 scalar
+    below, numpy 1.24 did not: a float64 product reads the bank at twice the cost).
 
     ``floor`` (per channel, per visible pixel) keeps a nearly flat channel (the chroma of
     a black-and-white card) near zero instead of blowing its noise up to unit norm.
@@ -85,6 +87,14 @@ def _normalise(x: np.ndarray, m: np.ndarray, floor: np.ndarray | float = 0.0) ->
     return y / n
 
 
+def visible_grid(masks: list[np.ndarray], size: tuple[int, int]) -> np.ndarray:
+    """Masks (any size, 1 = visible) as (K, w*h) 0/1 rows on a descriptor grid, border
+    excluded: the pixels a masked comparison counts."""
+    inner = INNER[size]
+    rows = [cv2.resize(m, size, interpolation=cv2.INTER_AREA).reshape(-1) for m in masks]
+    return (np.stack(rows) > 0.5).astype(np.float32) * inner
+
+
 class _Part:
     """One descriptor part of all templates, for full and masked correlation."""
 
@@ -94,31 +104,37 @@ class _Part:
         self.size = size
         self.floor = np.broadcast_to(np.asarray(floor, np.float32), (raw.shape[1],)).copy()
         inner = INNER[size]
-        self.full = np.stack([_normalise(r, inner, self.floor) for r in self.raw]).reshape(len(raw), -1)
+        self.full = np.stack([_normalise(r, inner, self.floor) for r in self.raw]
+                             ).reshape(len(raw), -1).astype(np.float32)
         self.c = raw.shape[1]
         # per-channel views (rows stay contiguous, BLAS steps over the other channels)
         self.chan = [self.raw[:, c, :] for c in range(self.c)]
         self.chan2 = [self.raw2[:, c, :] for c in range(self.c)]
 
-    def scores(self, x: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+    def whole(self, xs: np.ndarray) -> np.ndarray:
+        """Scores (K, N) of K faces (K, C, D) on the whole face: one matrix product."""
         inner = INNER[self.size]
-        if mask is None:
-            return (self.full @ _normalise(x, inner, self.floor).reshape(-1)) / self.c
-        m = cv2.resize(mask, self.size, interpolation=cv2.INTER_AREA).reshape(-1)
-        m = (m > 0.5).astype(np.float32) * inner
-        s = m.sum()
-        if s < 0.08 * inner.sum():
-            return np.full(len(self.raw), -1.0, np.float32)
-        xn = _normalise(x, m, self.floor)
-        out = np.zeros(len(self.raw), np.float32)
-        for c in range(self.c):       # one matrix-vector product per statistic and channel
+        xn = np.stack([_normalise(x, inner, self.floor).reshape(-1) for x in xs]).astype(np.float32)
+        return (xn @ self.full.T) / self.c
+
+    def masked(self, xs: np.ndarray, m: np.ndarray) -> np.ndarray:
+        """Scores (K, N) of K faces (K, C, D), each on its own visible grid (K, D) (see
+        :func:`visible_grid`): one matrix product per statistic and channel for all K."""
+        inner = INNER[self.size]
+        s = m.sum(axis=1)                                         # (K,) visible pixels
+        root = np.sqrt(s)[:, None]
+        xn = np.stack([_normalise(x, mk, self.floor) for x, mk in zip(xs, m)]).astype(np.float32)
+        out = np.zeros((len(xs), len(self.raw)), np.float32)
+        for c in range(self.c):       # (N, D) @ (D, K): BLAS steps over the other channels
             t = self.chan[c]
-            t_sum = t @ m
-            t_sq = self.chan2[c] @ m
-            cross = t @ xn[c]                                      # xn is zero-mean on m
-            var = np.maximum(t_sq - t_sum * t_sum / s, 1e-6)
-            out += cross / (np.sqrt(var) + 1e-6 + self.floor[c] * np.sqrt(s))
-        return out / self.c
+            t_sum = (t @ m.T).T
+            t_sq = (self.chan2[c] @ m.T).T
+            cross = (t @ np.ascontiguousarray(xn[:, c]).T).T      # xn is zero-mean on m
+            var = np.maximum(t_sq - t_sum * t_sum / np.maximum(s, 1.0)[:, None], 1e-6)   # s 0: scored -1 below
+            out += cross / (np.sqrt(var) + 1e-6 + self.floor[c] * root)
+        out /= self.c
+        out[s < 0.08 * inner.sum()] = -1.0
+        return out
 
 
 class _Chroma:
@@ -137,23 +153,27 @@ class _Chroma:
         self.inner2 = np.concatenate([inner, inner])
         self.t2_full = (self.raw * self.raw) @ self.inner2
 
-    def scores(self, x: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+    def scores(self, xs: np.ndarray, m: np.ndarray | None) -> np.ndarray:
+        """Scores (K, N) of K faces (K, 2, D), each on its visible grid (K, D), or all on
+        the whole face (``m`` None)."""
         inner = INNER[self.size]
-        if mask is None:
-            m = inner
-            t2 = self.t2_full
+        whole = m is None
+        if whole:
+            m = np.broadcast_to(inner, (len(xs), len(inner)))
+            t2 = self.t2_full[None, :]
         else:
-            m = cv2.resize(mask, self.size, interpolation=cv2.INTER_AREA).reshape(-1)
-            m = (m > 0.5).astype(np.float32) * inner
-            if m.sum() < 0.08 * inner.sum():
-                return np.full(len(self.raw), -1.0, np.float32)
-            t2 = self.raw2 @ m
-        m2 = np.concatenate([m, m])
-        xv = x.reshape(-1) * m2
-        x2 = float(xv @ x.reshape(-1))
-        cross = self.raw @ xv
+            t2 = m @ self.raw2.T
+        x = xs.reshape(len(xs), -1)
+        xv = x * np.concatenate([m, m], axis=1)
+        x2 = np.einsum("kd,kd->k", xv, x)[:, None]
+        cross = xv @ self.raw.T
         d2 = np.maximum(x2 + t2 - 2 * cross, 0.0)
-        return 1.0 - 2.0 * d2 / (x2 + t2 + self.eps_px * m.sum())
+        s = m.sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):     # nothing visible: -1 below
+            out = 1.0 - 2.0 * d2 / (x2 + t2 + self.eps_px * s[:, None])
+        if not whole:
+            out[s < 0.08 * inner.sum()] = -1.0
+        return out
 
 
 @dataclass
@@ -192,24 +212,53 @@ class TemplateBank:
         """Blended correlation (−1..1) of one face with every template, (N,), read-only.
 
         ``mask``: visible part of the face (any size, 1 = visible), None for all of it.
+        """
+        return self.scores_many([(desc, mask)])[0]
+
+    def scores_many(self, faces: list[tuple[Descriptor, np.ndarray | None]]) -> list[np.ndarray]:
+        """:meth:`scores` of several (face, mask) pairs, compared in one batch: a matrix
+        product reads the bank once for all of them, where one product per face read it
+        once each (a 10-card still scores ~100 pile rectangles, most of them masked).
+
         A face is often scored again on the same mask (each pile rectangle, every round
         of choosing the pile's cards: a third of the calls on a 10-card still), so the
         last KEPT_SCORES results are kept, by the descriptor's identity (descriptors are
         not changed in place) and the mask's bytes.
         """
-        key = (id(desc), None if mask is None else (mask.shape, mask.dtype.str, mask.tobytes()))
-        hit = self._kept.get(key)
-        if hit is not None and hit[0]() is desc:
-            self._kept.move_to_end(key)
-            return hit[1]
-        colour = 0.5 * (self.grey.scores(desc.colour[:1], mask)
-                        + self.chroma.scores(desc.colour[1:], mask))
-        out = (1 - SHAPE_WEIGHT) * colour + SHAPE_WEIGHT * self.shape.scores(desc.shape, mask)
-        out.flags.writeable = False
-        self._kept[key] = (weakref.ref(desc), out)
-        if len(self._kept) > KEPT_SCORES:
-            self._kept.popitem(last=False)
-        return out
+        keys = [(id(d), None if m is None else (m.shape, m.dtype.str, m.tobytes())) for d, m in faces]
+        out: list[np.ndarray | None] = []
+        for (d, _), key in zip(faces, keys):
+            hit = self._kept.get(key)
+            if hit is not None and hit[0]() is d:
+                self._kept.move_to_end(key)
+                out.append(hit[1])
+            else:
+                out.append(None)
+        todo: dict[tuple, int] = {}          # each missing (face, mask) computed once
+        for k, key in enumerate(keys):
+            if out[k] is None:
+                todo.setdefault(key, k)
+        for whole in (True, False):
+            ks = [k for k in todo.values() if (faces[k][1] is None) == whole]
+            if not ks:
+                continue
+            grey = np.stack([faces[k][0].colour[:1] for k in ks])
+            chroma = np.stack([faces[k][0].colour[1:] for k in ks])
+            shape = np.stack([faces[k][0].shape for k in ks])
+            if whole:
+                g, c, f = self.grey.whole(grey), self.chroma.scores(chroma, None), self.shape.whole(shape)
+            else:
+                coarse = visible_grid([faces[k][1] for k in ks], GRID)
+                g, c = self.grey.masked(grey, coarse), self.chroma.scores(chroma, coarse)
+                f = self.shape.masked(shape, visible_grid([faces[k][1] for k in ks], FINE))
+            blend = (1 - SHAPE_WEIGHT) * (0.5 * (g + c)) + SHAPE_WEIGHT * f
+            for k, row in zip(ks, blend):
+                row.flags.writeable = False
+                out[k] = row
+                self._kept[keys[k]] = (weakref.ref(faces[k][0]), row)
+                if len(self._kept) > KEPT_SCORES:
+                    self._kept.popitem(last=False)
+        return [out[k] if out[k] is not None else out[todo[keys[k]]] for k in range(len(faces))]
 
     def best(self, scores: np.ndarray, allowed: np.ndarray | None = None,
              known: np.ndarray | None = None) -> Match:

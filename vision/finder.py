@@ -225,13 +225,13 @@ def _coverage(mask: np.ndarray, quad: np.ndarray) -> float:
     if w <= 0 or h <= 0:
         return 0.0
     poly = np.zeros((h, w), np.uint8)
-    cv2.fillPoly(poly, [np.round(quad - (x, y)).astype(np.int32)], 1)
+    cv2.fillPoly(poly, [np.round(quad - (x, y)).astype(np.int32)], 255)
+    area = cv2.countNonZero(poly)
     x0, y0, x1, y1 = max(0, x), max(0, y), min(W, x + w), min(H, y + h)
-    inside = poly[y0 - y:y1 - y, x0 - x:x1 - x]
-    area = poly.sum()
-    if area == 0:
+    if area == 0 or x1 <= x0 or y1 <= y0:
         return 0.0
-    return float((mask[y0:y1, x0:x1] > 0)[inside > 0].sum() / area)
+    inside = poly[y0 - y:y1 - y, x0 - x:x1 - x]
+    return cv2.countNonZero(cv2.bitwise_and(mask[y0:y1, x0:x1], inside)) / area
 
 
 def find_cards(image: np.ndarray, aspect: float, roi: tuple[int, int, int, int] | None = None,

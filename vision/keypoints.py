@@ -11,6 +11,7 @@ Descriptors of the faces are computed once, at Recogniser construction, from Pro
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -30,6 +31,16 @@ MAX_SIDE = 800             # an image is described at most this many pixels on i
 #   french-52 cards per scenario): 800 named the same cards as 1400 in every set, real and
 #   synthetic, with 0.71x the CPU of a 10-card 1280x720 still (paired, same scenes); 640 the same
 #   real cards, but one synthetic separate card fewer (99.33 % against 99.67 %)
+# SIFT's pyramid (the image doubled, 6 blurred and 5 difference images per octave) costs ~230 bytes
+# per pixel described at once: +146 MB for an 800x800 still, the peak of a square 1200x1200 one
+# (bench/vision_stills.py --speed: 306 MB with one profile loaded, for a 250 MB target). A larger
+# image than a 16:9 frame at MAX_SIDE (800x450: camera stills, the live table) is described in
+# overlapping strips of at most MAX_PIXELS, each keypoint taken from the strip where it lies
+# farthest from a cut. On the 7 bidly deals and the 1200x1200 synthetic still (two strips of
+# 800x600), 99.6-99.8 % of the keypoints (position, angle, descriptor) were those of one pass
+# over the whole image; the rest are of the coarsest scales near a cut.
+MAX_PIXELS = 800 * 450
+STRIP_MARGIN = 100         # least pixels between a cut and the keypoints a strip keeps
 NEIGHBOURS = 6             # nearest face descriptors looked up per image keypoint
 NEAR_BEST = 1.2            # a neighbour this much farther than the nearest still counts as a match
 # SIFT descriptor distance (L2, OpenCV's 512-scaled descriptors) above which a match is noise:
@@ -92,15 +103,16 @@ class KeypointIndex:
         self.pts = np.concatenate(pts)
         self.owner = np.concatenate(owner)
         self.descs = np.concatenate(descs).astype(np.float32)
-        self.matcher = cv2.FlannBasedMatcher({"algorithm": 1, "trees": 4}, {"checks": 48})
-        self.matcher.add([self.descs])
         # FLANN's randomised kd-trees draw from OpenCV's random generator: from wherever earlier
         # work left it, each index came out different, and so did the cards proposed (an
         # unenrolled 7 of spades was proposed and named as the 3 of spades by 1 index in 8,
         # failing a test by the order tests ran in). Seed 0 is the generator as a fresh thread
         # has it: every index of a profile is the same, the first of a fresh process.
+        # The index itself, not a FlannBasedMatcher: the same trees and search (the matcher
+        # builds this index on a merged copy of the descriptors, 10 MB for 52 faces, and
+        # answers with one DMatch object per neighbour: 24,000 per still).
         cv2.setRNGSeed(0)
-        self.matcher.train()
+        self.index = cv2.flann_Index(self.descs, {"algorithm": 1, "trees": 4})
 
     def propose(self, image_bgr: np.ndarray, allowed: set[str] | None = None) -> list[Hypothesis]:
         """Card hypotheses in the image, best supported first (at most one per face)."""
@@ -110,23 +122,17 @@ class KeypointIndex:
         f = min(1.0, MAX_SIDE / max(g.shape[:2]))
         if f < 1.0:
             g = cv2.resize(g, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-        kp, d = self.sift.detectAndCompute(g, None)
-        if d is None or len(kp) < MIN_INLIERS:
+        pts, d = self._describe(g)
+        if d is None or len(pts) < MIN_INLIERS:
             return []
-        q_pts = np.float32([k.pt for k in kp]) / f
-        knn = self.matcher.knnMatch(d.astype(np.float32), k=NEIGHBOURS)
-        qi, ti = [], []
-        for m in knn:
-            if not m:
-                continue
-            best = m[0].distance
-            for n in m:
-                if n.distance <= NEAR_BEST * best + 1e-6 and n.distance < MAX_DISTANCE:
-                    qi.append(n.queryIdx)
-                    ti.append(n.trainIdx)
-        if not qi:
+        q_pts = pts / f
+        near, sq = self.index.knnSearch(d.astype(np.float32), NEIGHBOURS, params={"checks": 48})
+        dist = np.sqrt(sq).astype(np.float64)        # FLANN answers squared L2 distances
+        ok = (near >= 0) & (dist <= NEAR_BEST * dist[:, :1] + 1e-6) & (dist < MAX_DISTANCE)
+        qi, j = np.nonzero(ok)
+        if not len(qi):
             return []
-        qi, ti = np.array(qi), np.array(ti)
+        ti = near[qi, j]
         face_of = self.owner[ti]
         votes = np.bincount(face_of, minlength=len(self.labels))
         out = []
@@ -140,6 +146,38 @@ class KeypointIndex:
             if h is not None:
                 out.append(h)
         return sorted(out, key=lambda h: -h.inliers)
+
+    def _describe(self, g: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """SIFT keypoint positions (n, 2) and descriptors of a grey image, in strips across
+        its long side when it has more than MAX_PIXELS (see there)."""
+        h, w = g.shape
+        if h * w <= MAX_PIXELS:
+            kp, d = self.sift.detectAndCompute(g, None)
+            return _points(kp), d
+        axis = 0 if h >= w else 1                # cut across the long side (never transposed:
+        span, across = (h, w) if axis == 0 else (w, h)   # SIFT would describe a mirror image)
+        length = MAX_PIXELS // across
+        n = 1 + math.ceil((span - length) / max(1, length - 2 * STRIP_MARGIN))
+        starts = [round(i * (span - length) / (n - 1)) for i in range(n)]
+        cuts = [0.0] + [(a + length + b) / 2 for a, b in zip(starts, starts[1:])] + [float(span)]
+        found = []
+        for i, s0 in enumerate(starts):
+            part = (np.s_[s0:s0 + length], np.s_[:]) if axis == 0 else (np.s_[:], np.s_[s0:s0 + length])
+            kp, d = self.sift.detectAndCompute(g[part], None)
+            if d is None:
+                continue
+            at = _points(kp)
+            at[:, 1 - axis] += s0
+            keep = (at[:, 1 - axis] >= cuts[i]) & (at[:, 1 - axis] < cuts[i + 1])
+            found += [(k, p, row) for k, p, row, ok in zip(kp, at, d, keep) if ok]
+        if not found:
+            return np.zeros((0, 2), np.float32), None
+        if len(found) > IMAGE_FEATURES:     # as SIFT's own cut: the strongest, ties kept
+            least = sorted((k.response for k, _, _ in found), reverse=True)[IMAGE_FEATURES - 1]
+            found = [x for x in found if x[0].response >= least]
+        # in SIFT's own order of keypoints (by x, y, larger size, angle, response, octave)
+        found.sort(key=lambda x: (x[1][0], x[1][1], -x[0].size, x[0].angle, -x[0].response, -x[0].octave))
+        return np.float32([p for _, p, _ in found]), np.stack([row for _, _, row in found])
 
     def _fit(self, face: int, img_pts: np.ndarray, face_pts: np.ndarray, tol: float
              ) -> Hypothesis | None:
@@ -162,6 +200,12 @@ class KeypointIndex:
         if spread < MIN_SPREAD:
             return None
         return Hypothesis(face, self.labels[face], quad.astype(np.float32), H, n, spread)
+
+
+def _points(kp) -> np.ndarray:
+    """Keypoint positions as an (n, 2) float32 array (cv2.KeyPoint_convert answers an empty
+    tuple for no keypoints)."""
+    return np.asarray(cv2.KeyPoint_convert(kp), np.float32).reshape(-1, 2)
 
 
 def _plausible(quad: np.ndarray, w: int, h: int) -> bool:

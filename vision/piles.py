@@ -16,7 +16,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from vision.geometry import order_quad
+from vision.geometry import order_quad, order_quads
 
 MIN_SEGMENT = 0.045      # shortest straight edge kept, share of the image's short side
 CORNER_GAP = 0.025       # how far a side may stop short of its corner (rounded corners), same
@@ -247,141 +247,175 @@ def _arm_fit(arms: np.ndarray, short: float, aspect: float) -> float:
     return float(whole.mean())
 
 
-def rectangles(c: Corner, short: float, aspect: float) -> list[np.ndarray]:
-    """The card rectangles with a corner at ``c`` (long side along either arm)."""
-    bis = c.a + c.b
-    bis /= np.linalg.norm(bis) + 1e-9
-    perp = np.array([-bis[1], bis[0]])
-    s = 1 if perp @ c.a > 0 else -1
+def rectangles(cs: list[Corner], short: float, aspect: float) -> np.ndarray:
+    """The card rectangles (R, 4, 2) with a corner at each of ``cs`` (long side along
+    either arm, in that order), all at once."""
+    if not cs:
+        return np.zeros((0, 4, 2), np.float32)
+    p, a0, b0 = (np.array([getattr(c, f) for c in cs]) for f in "pab")
+    bis = a0 + b0
+    bis /= np.linalg.norm(bis, axis=1, keepdims=True) + 1e-9
+    perp = np.stack([-bis[:, 1], bis[:, 0]], axis=1)
+    s = np.where((perp * a0).sum(axis=1) > 0, 1, -1)[:, None]
     a = (bis + s * perp) / np.sqrt(2)     # the arms made exactly square, splitting the error
     b = (bis - s * perp) / np.sqrt(2)
+    la, lb = np.array([c.la for c in cs]), np.array([c.lb for c in cs])
     long = short * aspect
-    out = []
+    quads, fits = [], []
     for sa, sb in ((long, short), (short, long)):
-        if c.la > sa * 1.12 or c.lb > sb * 1.12:
-            continue
-        out.append(order_quad(np.array([c.p, c.p + a * sa, c.p + a * sa + b * sb, c.p + b * sb])))
-    return out
+        fits.append(~((la > sa * 1.12) | (lb > sb * 1.12)))
+        quads.append(np.stack([p, p + a * sa, p + a * sa + b * sb, p + b * sb], axis=1))
+    keep = np.stack(fits, axis=1).reshape(-1)          # corner by corner, both ways each
+    return order_quads(np.stack(quads, axis=1).reshape(-1, 4, 2)[keep])
 
 
-def edge_support(quad: np.ndarray, segs: np.ndarray) -> float:
-    """Share of the quad's outline lying along a parallel straight edge."""
+def edge_support(quads: np.ndarray, segs: np.ndarray, near: np.ndarray) -> np.ndarray:
+    """Share of each quad's outline (R, 4, 2) lying along a parallel straight edge, of the
+    segments ``near`` it (R, S): all quads at once."""
+    q = np.asarray(quads, np.float64)
     p1 = segs[:, :2]
     v = segs[:, 2:] - p1
     L = np.linalg.norm(v, axis=1) + 1e-9
     u = v / L[:, None]
     t = np.linspace(0.05, 0.95, 12)
-    hits = 0
-    for k in range(4):
-        a, e = quad[k], quad[(k + 1) % 4] - quad[k]
-        par = np.abs(u @ (e / (np.linalg.norm(e) + 1e-9))) > 0.985
-        if not par.any():
-            continue
-        rel = (a[None, :] + t[:, None] * e[None, :])[:, None, :] - p1[par][None]
-        along = (rel * u[par][None]).sum(-1)
-        off = np.abs(rel[..., 0] * u[par][None, :, 1] - rel[..., 1] * u[par][None, :, 0])
-        on = (off < 2.5) & (along > -2) & (along < L[par][None] + 2)
-        hits += int(on.any(axis=1).sum())
-    return hits / (4 * len(t))
+    e = np.roll(q, -1, axis=1) - q                                   # (R, 4, 2) the sides
+    unit = e / (np.linalg.norm(e, axis=2, keepdims=True) + 1e-9)
+    r, k, j = np.nonzero(near[:, None, :] & (np.abs(unit @ u.T) > 0.985))   # parallel edges
+    pts = q[r, k][:, None, :] + t[None, :, None] * e[r, k][:, None, :]     # (pairs, 12, 2)
+    rel = pts - p1[j][:, None, :]
+    along = (rel * u[j][:, None, :]).sum(-1)
+    off = np.abs(rel[..., 0] * u[j, 1][:, None] - rel[..., 1] * u[j, 0][:, None])
+    on = (off < 2.5) & (along > -2) & (along < L[j][:, None] + 2)
+    hit = np.zeros((len(q), 4, len(t)), np.int32)        # edges along each point of each side
+    np.add.at(hit, (r, k), on.astype(np.int32))
+    return (hit > 0).sum(axis=(1, 2)) / (4 * len(t))
 
 
-def snap(quad: np.ndarray, segs: np.ndarray, mask: np.ndarray, short: float) -> np.ndarray:
-    """The rectangle moved onto the straight edges along its sides.
+def snap(quads: np.ndarray, segs: np.ndarray, near: np.ndarray, mask: np.ndarray, short: float
+         ) -> list[np.ndarray]:
+    """Each rectangle (R, 4, 2) moved onto the straight edges along its sides, of the
+    segments ``near`` it (R, S): all rectangles at once.
 
     It turns by the edges' mean deviation. Along each axis, a side on the blob's outline
     (table beyond it) is put on its edge; a side inside the blob only when the other one
     is inside too, or when it agrees with the card's size (the border of a card lying on
     another is faint, its printed frame a little inside is not). A side without a good
-    edge is placed from the other at the card's size.
+    edge is placed from the other at the card's size. A rectangle with no edge along any
+    side is returned as it was.
     """
-    q = np.asarray(quad, np.float64)
-    c = q.mean(axis=0)
-    e = [q[1] - q[0], q[2] - q[1]]
-    half = [float(np.linalg.norm(x)) / 2 for x in e]
-    e = [x / np.linalg.norm(x) for x in e]
+    q = np.asarray(quads, np.float64)
+    c = q.mean(axis=1)                                               # (R, 2)
+    e = np.stack([q[:, 1] - q[:, 0], q[:, 2] - q[:, 1]], axis=1)     # (R, axis, 2)
+    half = np.linalg.norm(e, axis=2) / 2                             # (R, axis)
+    e = e / (2 * half[..., None])
     mid = (segs[:, :2] + segs[:, 2:]) / 2
     v = segs[:, 2:] - segs[:, :2]
     L = np.linalg.norm(v, axis=1) + 1e-9
     u = v / L[:, None]
-    sides = {}                       # (axis, sign) -> (selected segments, weights, on outline)
+    rel = mid[None] - c[:, None]                                     # (R, S, 2)
+    proj = np.einsum("rsk,rak->rsa", rel, e)                         # (R, S, axis)
+    ue = np.einsum("sk,rak->rsa", u, e)
+    sides = {}       # (axis, sign) -> (selected (R, S), weights (R, S), on outline (R,), any (R,))
     for ax in (0, 1):
-        t = e[1 - ax]                # sides across axis ax run along the other axis
-        along = (mid - c) @ t
-        over = np.minimum(along + L / 2, half[1 - ax]) - np.maximum(along - L / 2, -half[1 - ax])
+        hw = half[:, 1 - ax, None]          # sides across axis ax run along the other axis
+        along = proj[..., 1 - ax]
+        over = np.minimum(along + L / 2, hw) - np.maximum(along - L / 2, -hw)
+        base = near & (np.abs(ue[..., 1 - ax]) > 0.985) & (over > 0.3 * hw)
         for sign in (1, -1):
-            off = (mid - c) @ e[ax] * sign - half[ax]
-            ok = (np.abs(u @ t) > 0.985) & (np.abs(off) < 0.07 * short) & (over > 0.3 * half[1 - ax])
-            if ok.any():
-                sel = ok & (off > off[ok].max() - 1.5)
-                sides[ax, sign] = (sel, over[sel], _outline(mask, segs[sel], e[ax] * sign))
-    if not sides:
-        return q
-    num = den = 0.0
-    for (ax, _), (sel, w, _) in sides.items():
-        t = e[1 - ax]
-        d = u[sel] * np.sign(u[sel] @ t)[:, None]
-        num -= float((np.arctan2(d[:, 0] * t[1] - d[:, 1] * t[0], d @ t) * w).sum())
-        den += float(w.sum())
-    rot = num / den
-    R = np.array([[np.cos(rot), -np.sin(rot)], [np.sin(rot), np.cos(rot)]])
-    e = [R @ x for x in e]
-    shift = np.zeros(2)
-    for ax in (0, 1):
-        pos = {sign: float(((mid[sel] - c) @ e[ax] * w).sum() / w.sum())
-               for (a, sign), (sel, w, _) in sides.items() if a == ax}
-        rim = {sign: sides[ax, sign][2] for sign in pos}
-        if len(pos) == 2:
-            size = (pos[1] - pos[-1]) / (2 * half[ax])
-            if all(rim.values()) or (not any(rim.values()) and abs(size - 1) < 0.1) \
-                    or 0.98 < size < 1.05:
-                shift += e[ax] * (pos[1] + pos[-1]) / 2
-                half[ax] = (pos[1] - pos[-1]) / 2
-                continue
-            pos = {sg: p for sg, p in pos.items() if rim[sg]}
-        if pos:
-            sign = max(pos, key=lambda sg: (rim[sg], float(sides[ax, sg][1].sum())))
-            shift += e[ax] * (pos[sign] - sign * half[ax])
-    c = c + shift
-    a0, a1 = e[0] * half[0], e[1] * half[1]
-    return order_quad(np.array([c - a0 - a1, c + a0 - a1, c + a0 + a1, c - a0 + a1]))
+            off = proj[..., ax] * sign - half[:, ax, None]
+            ok = base & (np.abs(off) < 0.07 * short)
+            top = np.where(ok, off, -np.inf).max(axis=1, keepdims=True)
+            sel = ok & (off > top - 1.5)
+            n = sel.sum(axis=1)
+            r, j = np.nonzero(sel)
+            beyond = np.bincount(r, _beyond(mask, segs[j], e[r, ax] * sign).sum(axis=1), len(q))
+            sides[ax, sign] = (sel, np.where(sel, over, 0.0), 2 * beyond > 5 * n, n > 0)
+    num = np.zeros(len(q))
+    den = np.zeros(len(q))
+    for (ax, _), (sel, w, _, _) in sides.items():
+        t = e[:, 1 - ax]
+        d = u * np.sign(ue[..., 1 - ax])[..., None]                  # (R, S, 2)
+        ang = np.arctan2(d[..., 0] * t[:, None, 1] - d[..., 1] * t[:, None, 0],
+                         np.einsum("rsk,rk->rs", d, t))
+        num -= (ang * w).sum(axis=1)
+        den += w.sum(axis=1)
+    seen = den > 0
+    rot = np.where(seen, num / np.where(seen, den, 1.0), 0.0)
+    cos, sin = np.cos(rot), np.sin(rot)
+    e = np.stack([cos[:, None] * e[..., 0] - sin[:, None] * e[..., 1],
+                  sin[:, None] * e[..., 0] + cos[:, None] * e[..., 1]], axis=-1)
+    proj = np.einsum("rsk,rak->rsa", rel, e)
+    pos = {key: (proj[..., key[0]] * w).sum(axis=1) / np.where(any_, w.sum(axis=1), 1.0)
+           for key, (_, w, _, any_) in sides.items()}
+    moved = np.zeros_like(q)
+    for r in range(len(q)):
+        shift = np.zeros(2)
+        hr = half[r].copy()
+        for ax in (0, 1):
+            at = {sg: float(pos[ax, sg][r]) for sg in (1, -1) if sides[ax, sg][3][r]}
+            rim = {sg: bool(sides[ax, sg][2][r]) for sg in at}
+            if len(at) == 2:
+                size = (at[1] - at[-1]) / (2 * hr[ax])
+                if all(rim.values()) or (not any(rim.values()) and abs(size - 1) < 0.1) \
+                        or 0.98 < size < 1.05:
+                    shift += e[r, ax] * (at[1] + at[-1]) / 2
+                    hr[ax] = (at[1] - at[-1]) / 2
+                    continue
+                at = {sg: p for sg, p in at.items() if rim[sg]}
+            if at:
+                sign = max(at, key=lambda sg: (rim[sg], float(sides[ax, sg][1][r].sum())))
+                shift += e[r, ax] * (at[sign] - sign * hr[ax])
+        cr = c[r] + shift
+        a0, a1 = e[r, 0] * hr[0], e[r, 1] * hr[1]
+        moved[r] = [cr - a0 - a1, cr + a0 - a1, cr + a0 + a1, cr - a0 + a1]
+    found = np.any([sides[key][3] for key in sides], axis=0)
+    ordered = iter(order_quads(moved[found]))
+    return [next(ordered) if f else q[r] for r, f in enumerate(found)]
+
+
+def _beyond(mask: np.ndarray, segs: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """(n, 5): whether the table (not card) lies just beyond 5 points along each of n edges
+    (n, 4), each on its side ``out`` (n, 2)."""
+    h, w = mask.shape
+    t = np.linspace(0.2, 0.8, 5)
+    pts = segs[:, None, :2] + t[None, :, None] * (segs[:, None, 2:] - segs[:, None, :2]) + 3 * out[:, None]
+    p = np.round(pts).astype(int)
+    inb = (p[..., 0] >= 0) & (p[..., 0] < w) & (p[..., 1] >= 0) & (p[..., 1] < h)
+    beyond = np.zeros(inb.shape, bool)
+    beyond[inb] = mask[p[..., 1][inb], p[..., 0][inb]] == 0
+    return beyond
 
 
 def _outline(mask: np.ndarray, segs: np.ndarray, out: np.ndarray) -> bool:
     """Whether the table (not card) lies just beyond these edges, on the ``out`` side."""
-    h, w = mask.shape
-    t = np.linspace(0.2, 0.8, 5)
-    pts = segs[:, None, :2] + t[None, :, None] * (segs[:, None, 2:] - segs[:, None, :2]) + 3 * out
-    p = np.round(pts.reshape(-1, 2)).astype(int)
-    inb = (p[:, 0] >= 0) & (p[:, 0] < w) & (p[:, 1] >= 0) & (p[:, 1] < h)
-    beyond = np.zeros(len(p), bool)
-    beyond[inb] = mask[p[inb, 1], p[inb, 0]] == 0
-    return bool(beyond.mean() > 0.5)
+    return bool(_beyond(mask, segs, np.broadcast_to(out, (len(segs), 2))).mean() > 0.5)
 
 
 def hypotheses(cs: list[Corner], segs: np.ndarray, mask: np.ndarray, short: float,
                aspect: float, coverage: Coverage) -> list[Hypothesis]:
     """The corners' card rectangles that the mask supports, one per card, best first."""
-    raw = [q for c in cs for q in rectangles(c, short, aspect) if coverage(mask, q) >= MIN_COVER - 0.1]
-    out: list[Hypothesis] = []
-    for q in raw:
-        near = segs[_near(q, segs, 0.2 * short)]
-        q = snap(q, near, mask, short)
-        cov = coverage(mask, q)
-        if cov >= MIN_COVER:
-            out.append(Hypothesis(q, cov, edge_support(q, near)))
+    raw = [q for q in rectangles(cs, short, aspect) if coverage(mask, q) >= MIN_COVER - 0.1]
+    if not raw:
+        return []
+    near = _near(np.array(raw), segs, 0.2 * short)
+    snapped = snap(np.array(raw), segs, near, mask, short)
+    cover = np.array([coverage(mask, q) for q in snapped])
+    ok = np.flatnonzero(cover >= MIN_COVER)
+    edges = edge_support(np.array([snapped[k] for k in ok]).reshape(-1, 4, 2), segs, near[ok])
+    out = [Hypothesis(snapped[k], float(cover[k]), float(x)) for k, x in zip(ok, edges)]
     out.sort(key=lambda hy: -hy.score)
     keep = _distinct([hy.quad for hy in out], short)
     return [hy for hy in out if any(hy.quad is k for k in keep)]
 
 
-def _near(quad: np.ndarray, segs: np.ndarray, margin: float) -> np.ndarray:
-    """Which segments come within ``margin`` of the quad's circumcircle (the only ones
-    that can lie along its sides, before and after snapping)."""
-    c = quad.mean(axis=0)
-    r = float(np.linalg.norm(quad - c, axis=1).max()) + margin
+def _near(quads: np.ndarray, segs: np.ndarray, margin: float) -> np.ndarray:
+    """Which segments (S) come within ``margin`` of each quad's (R, 4, 2) circumcircle (the
+    only ones that can lie along its sides, before and after snapping), (R, S)."""
+    c = quads.mean(axis=1)
+    r = np.linalg.norm(quads - c[:, None], axis=2).max(axis=1).astype(np.float64) + margin
     p1, v = segs[:, :2], segs[:, 2:] - segs[:, :2]
-    t = np.clip(((c - p1) * v).sum(1) / ((v * v).sum(1) + 1e-9), 0, 1)
-    return np.linalg.norm(p1 + t[:, None] * v - c, axis=1) < r
+    t = np.clip(((c[:, None] - p1) * v).sum(2) / ((v * v).sum(1) + 1e-9), 0, 1)
+    return np.linalg.norm(p1 + t[..., None] * v - c[:, None], axis=2) < r[:, None]
 
 
 def _distinct(quads: list[np.ndarray], short: float) -> list[np.ndarray]:

@@ -155,8 +155,11 @@ class Recogniser:
         allow = set(candidates) | {BACK}
         return np.array([lab in allow for lab in self.bank.labels])
 
-    def _answer(self, ch: np.ndarray, allowed, mask: np.ndarray | None = None) -> _Answer:
-        s = self.bank.scores(ch, mask)
+    def _answer(self, ch: Descriptor, allowed, mask: np.ndarray | None = None) -> _Answer:
+        return self._answer_of(self.bank.scores(ch, mask), allowed)
+
+    def _answer_of(self, s: np.ndarray, allowed) -> _Answer:
+        """The reading given by a face's scores against the bank."""
         m = self.bank.best(s, allowed, self._known)
         margin = max(0.0, m.score - m.runner_up)
         # another card (ruled out or not) explaining the face about as well: no answer
@@ -207,15 +210,24 @@ class Recogniser:
         return Detection(np.asarray(quad, np.float32), None if a.card == BACK or a.confidence < self.threshold
                          else a.card, a.card != BACK, a.confidence, a.margin, a.top)
 
+    def _described(self, faces: list[np.ndarray]) -> list[tuple[Descriptor, np.ndarray]]:
+        """Straightened faces, each as (its descriptor, itself), compared with the bank in
+        one batch (the bank keeps the scores: reading them one by one later costs nothing)."""
+        descs = [describe(f) for f in faces]
+        self.bank.scores_many([(d, None) for d in descs])
+        return list(zip(descs, faces))
+
     def _keypoint_cards(self, image, allowed) -> list[tuple[Detection, _Answer]]:
         """Cards proposed by keypoint homographies, each named by duels (or unnamed)."""
         out: list[tuple[Detection, _Answer]] = []
-        for h in self.keypoints.propose(image):
+        hyps = self.keypoints.propose(image)
+        looks = self._described([kp_mod.warp_from(image, h.homography, self.profile.face_size) for h in hyps])
+        for h, (desc, face) in zip(hyps, looks):
             short, _ = quad_sides(h.quad)
             c = h.quad.mean(axis=0)
             if any(np.linalg.norm(d.quad.mean(axis=0) - c) < 0.3 * short for d, _ in out):
                 continue
-            a = self._decide(kp_mod.warp_from(image, h.homography, self.profile.face_size), allowed)
+            a = self._decide(face, allowed, desc)
             named = a.confidence >= self.threshold
             if not named and (h.inliers < KP_UNSURE_INLIERS or a.score < NOT_A_CARD):
                 continue
@@ -268,7 +280,9 @@ class Recogniser:
                 if det is not None:
                     out.append(det)
         out += self._piles(image_bgr, found, allowed, roi)
-        out = [self._rechecked(image_bgr, d, allowed) for d in out]
+        looks = iter(self._described([_face_crop(image_bgr, d.quad, self.profile.face_size)
+                                      for d in out if d.face_up]))
+        out = [self._rechecked(image_bgr, d, allowed, *next(looks)) if d.face_up else d for d in out]
         box = search or roi
         x0, y0 = (0, 0) if box is None else (max(0, box[0]), max(0, box[1]))
         sub = image_bgr if box is None else image_bgr[y0:y0 + box[3], x0:x0 + box[2]]
@@ -351,13 +365,15 @@ class Recogniser:
         return self._detection(fitted, a) if a.confidence >= self.threshold and a.card != BACK else None
 
     def _rechecked(self, image, det: Detection, allowed, desc: Descriptor | None = None,
-                   cover: np.ndarray | None = None) -> Detection:
+                   face: np.ndarray | None = None, cover: np.ndarray | None = None) -> Detection:
         """A finder detection named again by duels: a name the duels contradict is
         withdrawn, an unnamed card the duels separate is named (``desc``: the face at
-        ``det.quad`` described, when the caller has it)."""
+        ``det.quad`` described, ``face``: straightened to the profile's face size, when
+        the caller has them; ``cover``: its part seen, see :meth:`_decide`)."""
         if not det.face_up:
             return det
-        a = self._decide(_face_crop(image, det.quad, self.profile.face_size), allowed, desc, cover)
+        face = _face_crop(image, det.quad, self.profile.face_size) if face is None else face
+        a = self._decide(face, allowed, desc, cover)
         if det.card is not None and a.card == det.card and a.margin > 0:
             return replace(det, top=a.top)      # both readings agree: the surer one stands
         if det.card is not None:                # the duels favour another card: no guess
@@ -378,9 +394,7 @@ class Recogniser:
         pieces = [self._piece(image, h.quad, found, roi) for h in found.hypotheses]
         chosen: list[Detection] = []
         while pieces:
-            for p in pieces:
-                if p.answer is None:
-                    p.answer, p.seen = self._read(p, [d.quad for d in chosen], allowed)
+            self._read([p for p in pieces if p.answer is None], [d.quad for d in chosen], allowed)
             p = max(pieces, key=lambda p: p.answer.confidence)
             if not p.fitted:
                 if p.answer.score < FIT_FLOOR:
@@ -391,7 +405,7 @@ class Recogniser:
                 moved = np.inf if q is None else float(np.linalg.norm(q.mean(0) - p.quad.mean(0))) / short
                 fit = None if q is None else self._piece(image, q, found, roi, fitted=True)
                 if fit is not None:
-                    fit.answer, fit.seen = self._read(fit, [d.quad for d in chosen], allowed)
+                    self._read([fit], [d.quad for d in chosen], allowed)
                 if fit is not None and fit.answer.score > p.answer.score:
                     pieces[pieces.index(p)] = p = fit
                 else:           # the rectangle as found fits better: read it again, judged
@@ -420,12 +434,17 @@ class Recogniser:
         return _Piece(quad, describe(_face_crop(image, quad, (FINE[0] * 2, FINE[1] * 2))),
                       None if vis.mean() >= 0.97 else vis, fitted)
 
-    def _read(self, p: "_Piece", above: list[np.ndarray], allowed) -> tuple[_Answer, float]:
-        """A piece's best reading (whole face, visible part, part not under ``above``)."""
-        reads, seen = self._reads(self._answer(p.desc, allowed), p.desc, p.quad, p.vis, above, allowed)
-        if not p.fitted:      # a rough rectangle: judged only once the face is fitted to it
-            return max((a for a, _ in reads), key=lambda a: a.confidence), seen
-        return self._believed(p.desc, p.quad, False, reads, cells=False), seen
+    def _read(self, pieces: list["_Piece"], above: list[np.ndarray], allowed) -> None:
+        """Each piece's best reading (whole face, visible part, part not under ``above``)
+        and how much of it is seen, set on the piece; all compared in one batch."""
+        plans = [_read_masks(p.quad, p.vis, above) for p in pieces]
+        reads = self._reads([(p.desc, masks) for p, (masks, _) in zip(pieces, plans)], allowed)
+        for p, r, (_, seen) in zip(pieces, reads, plans):
+            p.seen = seen
+            if not p.fitted:      # a rough rectangle: judged only once the face is fitted to it
+                p.answer = max((a for a, _ in r), key=lambda a: a.confidence)
+            else:
+                p.answer = self._believed(p.desc, p.quad, False, r, cells=False)
 
     def _classify(self, image, cand: Candidate, found: FindResult, others, allowed, roi
                   ) -> Detection | None:
@@ -441,26 +460,17 @@ class Recogniser:
                      ) -> tuple[_Answer, np.ndarray, float]:
         """The most confident reading of one candidate (whole face, visible part, or the
         part no other card covers), the quad it was read at, and how much of it is seen."""
-        best_a, best_q, ch = self._aligned_read(image, cand.quad, allowed)
-        reads, seen = self._reads(best_a, ch, best_q, _visible_mask(best_q, found, roi), others, allowed)
+        _, best_q, ch = self._aligned_read(image, cand.quad, allowed)
+        masks, seen = _read_masks(best_q, _visible_mask(best_q, found, roi), others)
+        reads = self._reads([(ch, masks)], allowed)[0]
         return self._believed(ch, best_q, cand.whole, reads), best_q, seen
 
-    def _reads(self, whole: _Answer, desc: Descriptor, quad: np.ndarray, vis: np.ndarray | None,
-               others: list[np.ndarray], allowed) -> tuple[list[tuple[_Answer, np.ndarray | None]], float]:
-        """Readings of one face, each with the mask it was read on: ``whole`` (the whole
-        face), its visible part (the finder's mask ``vis``) and the part no card of
-        ``others`` covers; and how much of the face is seen."""
-        reads: list[tuple[_Answer, np.ndarray | None]] = [(whole, None)]
-        seen = 1.0 if vis is None else float(vis.mean())
-        if vis is not None and seen < 0.97:
-            reads.append((self._answer(desc, allowed, vis), vis))
-        cover = _others_mask(quad, others) if others else None
-        if cover is not None:
-            m = cover if vis is None else cover * vis
-            seen = min(seen, float(m.mean()))
-            if m.mean() > 0.2:
-                reads.append((self._answer(desc, allowed, m), m))
-        return reads, seen
+    def _reads(self, faces: list[tuple[Descriptor, list[np.ndarray]]], allowed
+               ) -> list[list[tuple[_Answer, np.ndarray | None]]]:
+        """Readings of each face (descriptor, masks from :func:`_read_masks`), each with
+        the mask it was read on (None: the whole face, first); all scored in one batch."""
+        scores = iter(self.bank.scores_many([(d, m) for d, masks in faces for m in [None, *masks]]))
+        return [[(self._answer_of(next(scores), allowed), m) for m in [None, *masks]] for _, masks in faces]
 
     def _believed(self, desc: Descriptor, quad: np.ndarray, whole: bool,
                   reads: list[tuple[_Answer, np.ndarray | None]], cells: bool = True) -> _Answer:
@@ -713,6 +723,23 @@ def _visible_mask(quad: np.ndarray, found: FindResult, roi) -> np.ndarray | None
     m = cv2.getPerspectiveTransform(q, face_corners(w, h))
     vis = cv2.warpPerspective(found.mask, m, (w, h), flags=cv2.INTER_LINEAR)
     return (vis > 127).astype(np.float32)
+
+
+def _read_masks(quad: np.ndarray, vis: np.ndarray | None, others: list[np.ndarray]
+                ) -> tuple[list[np.ndarray], float]:
+    """The masks a face is read on besides the whole face: its visible part (the finder's
+    mask ``vis``) and the part no card of ``others`` covers; and how much of it is seen."""
+    masks: list[np.ndarray] = []
+    seen = 1.0 if vis is None else float(vis.mean())
+    if vis is not None and seen < 0.97:
+        masks.append(vis)
+    cover = _others_mask(quad, others) if others else None
+    if cover is not None:
+        m = cover if vis is None else cover * vis
+        seen = min(seen, float(m.mean()))
+        if m.mean() > 0.2:
+            masks.append(m)
+    return masks, seen
 
 
 def _verdict(quad: np.ndarray, best: _Answer, need: float, whole: bool) -> Detection | None:
