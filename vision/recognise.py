@@ -174,7 +174,8 @@ class Recogniser:
         on the pixels where the two differ; its confidence grows with the smallest of
         those margins. Otherwise ``card`` is the leader with confidence below threshold.
         ``desc``: the face's descriptor when the caller has it (the same quad, straightened
-        to FACE), not computed again.
+        to FACE), not computed again. ``cover`` (descriptor grid, 1 where seen): the face is
+        compared, duelled and checked on that part only (a card partly under another).
         """
         desc = describe(face_bgr) if desc is None else desc
         s = self.bank.scores(desc, cover)
