@@ -21,7 +21,7 @@ from vision.decks import cards_of, deck_cards
 from vision.errors import EnrolError, ImageError
 from vision.features import describe
 from vision import outline
-from vision.finder import find_cards
+from vision.finder import find_cards, refine_quad
 from vision.geometry import face_corners, order_quad, quad_sides, warp_face
 from vision.profile import FACE_W, Profile, card_to_stem
 
@@ -52,7 +52,10 @@ CROP_SHAPE_MATCH = 0.012
 CROP_RIM_PAPER = 0.8    # share of such a photo's rim that must be card paper: rounded corners leave 0.87-0.90 on the bidly singles
 RIM = 0.04              # share of the face's short side checked for card paper at its edge
 MIN_RIM_PAPER = 0.5     # a face whose rim is less paper than this probably shows table
-OUTLINE_SIDES = 3       # sides of an outline that must be edges in the photo for it to be a whole card
+REFINE_SEARCH = 0.12    # share of the short side searched for each side's edge, as the finder's own refinement
+REFINE_AREA = 0.25      # |log| of the area change beyond which a refined outline is not taken (it found another edge)
+OUTLINE_SIDES = 3       # an outline is a whole card when its four corners were seen and this many of its sides
+#   are edges in the photo, or all four sides are (a corner on a stripe as light as the card is not seen)
 MAX_SHAPE_OFF = 0.12    # |log| of a face's aspect over the others' beyond which it is cut off
 _NAME = re.compile(r"^(?P<stem>[a-z0-9_]+?)(?:\.(?P<n>\d+))?$")
 
@@ -217,21 +220,31 @@ def largest_card_quad(img: np.ndarray, back: bool = False) -> np.ndarray | None:
     An outline's support is the share of its sides that are edges in the photo.
     """
     h, w = img.shape[:2]
-    cands: list[tuple[np.ndarray, bool, float]] = []
+    cands: list[tuple[np.ndarray, bool, float, bool]] = []      # quad, whole, support, outlined
     for aspect in ASPECTS:
-        cands += [(c.quad, c.whole, c.support) for c in find_cards(img, aspect).candidates]
-        cands += [(o.quad, True, o.support) for o in outline.propose(img, aspect)
-                  if o.corners == 4 and o.sides >= OUTLINE_SIDES]
+        cands += [(c.quad, c.whole, c.support, False) for c in find_cards(img, aspect).candidates]
+        cands += [(o.quad, True, o.support, True) for o in outline.propose(img, aspect)
+                  if o.sides == 4 or (o.corners == 4 and o.sides >= OUTLINE_SIDES)]
     best = None
-    for quad, whole, support in cands:
+    for quad, whole, support, outlined in cands:
         area = cv2.contourArea(quad)
         if not MIN_SHARE * h * w < area < 0.92 * h * w:
             continue
         looks = back or face_looks(_warp(img, quad))
         key = (looks, whole, area * (2 * support - 1))
         if best is None or key > best[0]:
-            best = (key, quad)
-    return None if best is None else best[1]
+            best = (key, quad, outlined)
+    if best is None:
+        return None
+    _, quad, outlined = best
+    if outlined:
+        # an outline is closed on a working copy, from corners a few pixels off: its sides are
+        # moved onto the card's edges at full resolution, as the finder's are (vision.finder)
+        fine = refine_quad(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), quad, REFINE_SEARCH)
+        if abs(np.log(cv2.contourArea(fine) / cv2.contourArea(quad))) < REFINE_AREA and \
+                (back or face_looks(_warp(img, fine))):
+            quad = fine
+    return quad
 
 
 def enrol(reference_dir: str | Path, deck_id: str | None = None,

@@ -142,8 +142,9 @@ class _Corners:
     off: np.ndarray      # (n,) how far off square, radians
 
 
-def corners(segs: np.ndarray, short_side: float) -> _Corners:
-    """Every meeting of two edges near a right angle, each edge ending at it."""
+def corners(segs: np.ndarray, short_side: float, size: tuple[int, int] | None = None) -> _Corners:
+    """Every meeting of two edges near a right angle, each edge ending at it (and, given
+    the image ``size`` (w, h), not at the image's border, where every edge ends)."""
     n = len(segs)
     empty = _Corners(*(np.zeros((0, 2)) for _ in range(3)), *(np.zeros(0) for _ in range(7)))
     if n < 2:
@@ -183,28 +184,39 @@ def corners(segs: np.ndarray, short_side: float) -> _Corners:
     # a crossing of two lines (a cloth's check, a grid) is no corner: one of them runs on
     # past the meeting point, while a card's sides both end at its corner
     keep = ~(_runs_on(P, a, segs, gmax) | _runs_on(P, b, segs, gmax))
+    if size is not None:
+        m = BORDER * short_side
+        keep &= (P[:, 0] > m) & (P[:, 1] > m) & (P[:, 0] < size[0] - 1 - m) & (P[:, 1] < size[1] - 1 - m)
     ks = _one_per_spot(P, a, b, np.minimum(ai[k], aj[k]), keep)
     return _Corners(P[ks], a[ks], b[ks], ai[k][ks], aj[k][ks], si[ks], ei[ks], sj[ks], ej[ks], off[ks])
 
 
-SAME_SPOT = 3.0          # working pixels: corners this close with the same arms are one (an edge found on both its sides)
+SAME_SPOT = 5.0          # working pixels: corners this close with the same arms are one (an edge found on both its sides)
 
 
 def _one_per_spot(P: np.ndarray, a: np.ndarray, b: np.ndarray, arm: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    """Indices of the kept corners, one per spot and pair of arm directions (the one whose
-    shorter arm is longest)."""
-    out: list[int] = []
-    for k in np.flatnonzero(keep)[np.argsort(-arm[keep])]:
-        if out:
-            o = np.array(out)
+    """Indices of the kept corners, one per spot and pair of arm directions: of corners
+    within SAME_SPOT with the same arms (an edge found on both its sides, a card's printed
+    frame just inside its border) the outermost, which is the card's own corner."""
+    idx = np.flatnonzero(keep)
+    out = (-(a + b) / (np.linalg.norm(a + b, axis=1, keepdims=True) + 1e-9) * P).sum(1)   # how far outward
+    chosen: list[int] = []
+    for k in idx[np.argsort(-arm[idx])]:
+        if chosen:
+            o = np.array(chosen)
             near = np.linalg.norm(P[o] - P[k], axis=1) < SAME_SPOT
             same = ((a[o] @ a[k] > 0.97) & (b[o] @ b[k] > 0.97)) | ((b[o] @ a[k] > 0.97) & (a[o] @ b[k] > 0.97))
-            if (near & same).any():
+            hit = np.flatnonzero(near & same)
+            if len(hit):
+                j = int(o[hit[0]])
+                if out[k] > out[j]:
+                    chosen[chosen.index(j)] = int(k)
                 continue
-        out.append(int(k))
-    return np.array(sorted(out), int)
+        chosen.append(int(k))
+    return np.array(sorted(chosen), int)
 
 
+BORDER = 0.015          # share of the short side: a corner this near the image's border is where the picture cuts edges
 RUN_ON = 0.5             # an edge running on past a corner by this share of the corner gap makes it a crossing
 
 
@@ -256,7 +268,8 @@ LINK_SEEN = 0.25         # ... and the two arms along it cover at least this sha
 
 def links(cs: _Corners, min_short: float) -> np.ndarray:
     """(n, n, 2) array: ``links[i, j, s]`` when corner j lies along arm s (0: a, 1: b) of
-    corner i, with an arm of its own pointing back: the two ends of one card side."""
+    corner i, with an arm of its own pointing back and its other arm on the same side as
+    i's: the two ends of one card side."""
     n = len(cs.p)
     out = np.zeros((n, n, 2), bool)
     if n < 2:
@@ -273,8 +286,13 @@ def links(cs: _Corners, min_short: float) -> np.ndarray:
         back_b = -(t * cs.b[None, :, :]).sum(2)
         back = np.maximum(back_a, back_b)
         back_len = np.where(back_a >= back_b, cs.la[None, :], cs.lb[None, :])
+        # the card lies on the same side of the side at both ends: j's other arm points
+        # where i's does (a stripe ending on the card's side points away from the card)
+        across_i = arms[1 - s][:, None, :]
+        across_j = np.where((back_a >= back_b)[..., None], cs.b[None, :, :], cs.a[None, :, :])
+        same_side = (across_i * across_j).sum(2) > np.cos(SQUARE_FULL)
         off = np.sqrt(np.maximum(0.0, 1 - along ** 2)) * dist
-        ok = ((along > cos_lim) & (back > cos_lim) & (dist >= min_short)
+        ok = ((along > cos_lim) & (back > cos_lim) & same_side & (dist >= min_short)
               & (off < LINK_OFFSET * dist)
               & (lens[s][:, None] + back_len >= LINK_SEEN * dist))
         # only the nearest few along each arm: a grid's corners (a check cloth) would
@@ -450,7 +468,7 @@ def propose(image: np.ndarray, aspect: float) -> list[Outline]:
     grey = small if small.ndim == 2 else cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     h, w = grey.shape
     segs = segments(grey)
-    cs = corners(segs, min(h, w))
+    cs = corners(segs, min(h, w), (w, h))
     closed = closed_quads(cs, aspect, MIN_CARD * min(h, w))
     if not closed:
         return []

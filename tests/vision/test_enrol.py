@@ -149,3 +149,25 @@ def test_a_straightened_crop_of_a_card_is_enrolled_whole_not_a_panel_inside_it(m
     face = enrol_mod.straighten(crop, "Kc.jpg")
     whole = cv2.resize(crop, (face.shape[1], face.shape[0]), interpolation=cv2.INTER_AREA)
     assert np.abs(face.astype(int) - whole.astype(int)).mean() < 3
+
+
+def test_a_card_on_a_check_cloth_as_light_as_its_paper_is_enrolled_as_its_face():
+    # Triestine Img199/Img200: a card on a navy cloth checked with light stripes; the paper
+    # finder saw one blob of cloth and card, and the whole photo was enrolled as the face
+    from test_outline import check_cloth
+    from vision.enrol import straighten
+
+    p = synthetic_profile(DECK)
+    for k, card in enumerate(("hearts/queen", "clubs/7")):
+        photo = render_scene(p, [Placement(card, (480, 270), 20 + 40 * k, scale=1.6)], size=(960, 540),
+                             table=check_cloth(), seed=k,
+                             stress=StressOptions(tilt=0.02, light=0.1, white_balance=0.05, glare=0.0,
+                                                  blur=0.6, noise=2, jpeg=90)).image
+        face = straighten(photo, f"{card}.jpg")
+        true = cv2.resize(p.faces[card][0], (face.shape[1], face.shape[0]), interpolation=cv2.INTER_AREA)
+        a, b = (cv2.cvtColor(x, cv2.COLOR_BGR2GRAY).astype(np.float32) for x in (face, true))
+        a, b = a - a.mean(), b - b.mean()
+        assert abs(face.shape[0] / face.shape[1] - p.aspect) < 0.15, card
+        # either way up (a face is stored portrait, turned as it lay)
+        corr = max(float((a * x).sum() / np.sqrt((a * a).sum() * (x * x).sum())) for x in (b, b[::-1, ::-1]))
+        assert corr > 0.7, card         # the whole photo or a cloth cell: about 0
