@@ -142,9 +142,8 @@ class _Corners:
     off: np.ndarray      # (n,) how far off square, radians
 
 
-def corners(segs: np.ndarray, short_side: float, size: tuple[int, int] | None = None) -> _Corners:
-    """Every meeting of two edges near a right angle, each edge ending at it (and, given
-    the image ``size`` (w, h), not at the image's border, where every edge ends)."""
+def corners(segs: np.ndarray, short_side: float) -> _Corners:
+    """Every meeting of two edges near a right angle, each edge ending at it."""
     n = len(segs)
     empty = _Corners(*(np.zeros((0, 2)) for _ in range(3)), *(np.zeros(0) for _ in range(7)))
     if n < 2:
@@ -184,9 +183,6 @@ def corners(segs: np.ndarray, short_side: float, size: tuple[int, int] | None = 
     # a crossing of two lines (a cloth's check, a grid) is no corner: one of them runs on
     # past the meeting point, while a card's sides both end at its corner
     keep = ~(_runs_on(P, a, segs, gmax) | _runs_on(P, b, segs, gmax))
-    if size is not None:
-        m = BORDER * short_side
-        keep &= (P[:, 0] > m) & (P[:, 1] > m) & (P[:, 0] < size[0] - 1 - m) & (P[:, 1] < size[1] - 1 - m)
     ks = _one_per_spot(P, a, b, np.minimum(ai[k], aj[k]), keep)
     return _Corners(P[ks], a[ks], b[ks], ai[k][ks], aj[k][ks], si[ks], ei[ks], sj[ks], ej[ks], off[ks])
 
@@ -216,7 +212,6 @@ def _one_per_spot(P: np.ndarray, a: np.ndarray, b: np.ndarray, arm: np.ndarray, 
     return np.array(sorted(chosen), int)
 
 
-BORDER = 0.015          # share of the short side: a corner this near the image's border is where the picture cuts edges
 RUN_ON = 0.5             # an edge running on past a corner by this share of the corner gap makes it a crossing
 
 
@@ -468,7 +463,7 @@ def propose(image: np.ndarray, aspect: float) -> list[Outline]:
     grey = small if small.ndim == 2 else cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     h, w = grey.shape
     segs = segments(grey)
-    cs = corners(segs, min(h, w), (w, h))
+    cs = corners(segs, min(h, w))
     closed = closed_quads(cs, aspect, MIN_CARD * min(h, w))
     if not closed:
         return []

@@ -53,6 +53,8 @@ CELL_MIN = 0.3             # worst cell agreement below which a reading is not b
 #   hidden (an unenrolled card read as its look-alike); 0.2 kept 2 more right, let 6 more in
 MIN_MARGIN = 0.05          # score margin below which the runner-up is as likely
 MAX_SKEW = 0.1             # |log| of a partly seen card's quad aspect over the deck's
+WHOLE_SKEW = 0.2           # ... of any card's quad: named cards of the deepPoker table photos (slanted phone
+#   shots, bench/vision_realdata.py) lie within 0.17; a Bresciane 8 of coins cut to 6 of its coins, 0.25
 PARTIAL_THRESHOLD = 0.76   # confidence needed for a card read from a partly covered face
 FIT_FLOOR = 0.4            # a pile rectangle matching its best card less than this is not fitted
 # a partly hidden card of a pile that fitting moved by more than FIT_TRUST of its short
@@ -298,7 +300,7 @@ class Recogniser:
                 kept.append(d)
         kept += self._leftovers(image_bgr, found, kept, allowed)
         if roi is None:
-            kept += self._outlined(image_bgr, kept, allowed)
+            kept = self._outlined(image_bgr, kept, allowed)
         if roi is None and not found.candidates and not kept:
             kept += self._whole_picture(image_bgr, allowed)
         kept = _one_per_card(kept)
@@ -334,16 +336,18 @@ class Recogniser:
         return out
 
     def _outlined(self, image, kept: list[Detection], allowed) -> list[Detection]:
-        """Cards outlined by straight edges (vision.outline) that no detection already is:
-        each fitted to its leading face and named by duels on its part no detection covers
-        (a card half under another is outlined by its visible corners), surer when partly
-        seen, as a pile card is."""
-        out: list[Detection] = []
+        """``kept`` and the cards outlined by straight edges (vision.outline) that no
+        detection already is: each fitted to its leading face and named by duels on its
+        part no detection covers (a card half under another is outlined by its visible
+        corners), surer when partly seen, as a pile card is. An outlined card also takes
+        the place of a detection of the same card at a quad of the wrong shape (part of
+        the card, which can look just like another card)."""
+        dets = list(kept)
         for o in outline.propose(image, self.profile.aspect):
-            dets = kept + out
-            if any(_same_card(d.quad, o.quad) for d in dets):
+            same = [d for d in dets if _same_card(d.quad, o.quad)]
+            if any(_skew(d.quad, self.profile.aspect) <= MAX_SKEW for d in same):
                 continue
-            others = [d.quad for d in dets]
+            others = [d.quad for d in dets if not any(d is x for x in same)]
             cover = _others_mask(o.quad, others) if others else None
             if cover is not None and cover.mean() < OUTLINE_SEEN:
                 continue
@@ -354,9 +358,14 @@ class Recogniser:
             seen = 1.0 if cover is None else float(cover.mean())
             a = self._decide(_face_crop(image, q, self.profile.face_size), allowed, desc, cover)
             need = self.threshold if seen > 0.9 else max(self.threshold, PARTIAL_THRESHOLD)
-            if a.card != BACK and a.confidence >= need and not any(_same_card(d.quad, q) for d in dets):
-                out.append(Detection(np.asarray(q, np.float32), a.card, True, a.confidence, a.margin, a.top))
-        return out
+            if a.card == BACK or a.confidence < need or _skew(q, self.profile.aspect) > WHOLE_SKEW:
+                continue
+            rest = [d for d in dets if not any(d is x for x in same)]
+            if any(_same_card(d.quad, q) for d in rest):
+                continue            # fitting moved it onto a card found otherwise
+            dets = rest
+            dets.append(Detection(np.asarray(q, np.float32), a.card, True, a.confidence, a.margin, a.top))
+        return dets
 
     def _named_by_duels(self, image, quad: np.ndarray, allowed) -> Detection | None:
         """The face at ``quad`` fitted to its leading enrolled face and named by duels; None
@@ -481,11 +490,14 @@ class Recogniser:
         rejects right readings of cards partly under a hand, and the surer confidence for
         partly seen pile cards, PILE_PARTIAL, does its job); the visible part of a card
         read at a quad of the wrong shape is not believed: its hidden end could hold the
-        pip that makes a 6 a 7, at a place the face as read cannot show.
+        pip that makes a 6 a 7, at a place the face as read cannot show. Nor is any reading
+        at a quad farther from the deck's shape than a slanted view makes it (WHOLE_SKEW):
+        such a quad is part of a card, which can look just like another card (six of the
+        eight coins of a Bresciane 8 are a 6).
         """
-        short, long = quad_sides(quad)
-        shaped = whole or abs(np.log(long / max(short, 1.0) / self.profile.aspect)) <= MAX_SKEW
-        answers = [(self._checked(desc, a, m) if cells else a) if shaped or m is None
+        skew = _skew(quad, self.profile.aspect)
+        shaped = whole or skew <= MAX_SKEW
+        answers = [(self._checked(desc, a, m) if cells else a) if (shaped or m is None) and skew <= WHOLE_SKEW
                    else replace(a, confidence=0.0) for a, m in reads]
         return max(answers, key=lambda a: a.confidence)
 
@@ -680,6 +692,12 @@ def _same_spot(a: np.ndarray, b: np.ndarray) -> bool:
     """Two quads of one card: each centre inside the other quad (cards of a pile overlap
     too, but the top card's centre does not lie within the card it covers both ways)."""
     return _inside(a, b.mean(axis=0)) and _inside(b, a.mean(axis=0))
+
+
+def _skew(quad: np.ndarray, aspect: float) -> float:
+    """|log| of a quad's side ratio over the deck's: 0 for a card's own shape."""
+    short, long = quad_sides(quad)
+    return float(abs(np.log(long / max(short, 1.0) / aspect)))
 
 
 def _same_card(a: np.ndarray, b: np.ndarray) -> bool:
