@@ -343,16 +343,24 @@ class Recogniser:
         the place of a detection of the same card at a quad of the wrong shape (part of
         the card, which can look just like another card)."""
         dets = list(kept)
+        # proposals with a side seen and not a shaped detection already, screened in one batch
+        todo = []
         for o in outline.propose(image, self.profile.aspect):
             same = [d for d in dets if _same_card(d.quad, o.quad)]
-            if any(_skew(d.quad, self.profile.aspect) <= MAX_SKEW for d in same):
+            if o.sides < 1 or any(_skew(d.quad, self.profile.aspect) <= MAX_SKEW for d in same):
                 continue
             others = [d.quad for d in dets if not any(d is x for x in same)]
             cover = _others_mask(o.quad, others) if others else None
-            if cover is not None and cover.mean() < OUTLINE_SEEN:
+            if cover is None or cover.mean() >= OUTLINE_SEEN:
+                todo.append((o, describe(_face_crop(image, o.quad, FACE)), cover))
+        screen = self.bank.scores_many([(desc, cover) for _, desc, cover in todo])
+        for (o, _, _), s in zip(todo, screen):
+            if self._answer_of(s, allowed).score < FIT_FLOOR:
                 continue
-            if self._answer(describe(_face_crop(image, o.quad, FACE)), allowed, cover).score < FIT_FLOOR:
-                continue
+            same = [d for d in dets if _same_card(d.quad, o.quad)]
+            if any(_skew(d.quad, self.profile.aspect) <= MAX_SKEW for d in same):
+                continue        # named meanwhile, from another of its outlines
+            others = [d.quad for d in dets if not any(d is x for x in same)]
             _, q, desc = self._aligned_read(image, o.quad, allowed)
             cover = _others_mask(q, others) if others else None
             seen = 1.0 if cover is None else float(cover.mean())
