@@ -413,11 +413,35 @@ def test_an_unenrolled_card_seen_only_by_its_index_is_reported_once_unnamed():
     assert unnamed[0].top[0][0] == "spades/3"     # what its index shows, for --annotate
 
 
+# A digit's strokes in a box 0.6 wide and 1 high (y down): polylines and elliptic arcs (centre,
+# half-axes, from and to in degrees clockwise from +x). Drawn by line drawing, not by cv2.putText,
+# whose glyphs changed with OpenCV 5 (a filled TrueType outline, bold for any thickness > 1, where
+# 4.6 draws Hershey strokes of the thickness asked): these tests measure a stroke's width.
+_DIGIT_STROKES = {
+    "3": ([], [((0.3, 0.25), (0.27, 0.25), 200, 450), ((0.3, 0.75), (0.3, 0.25), 270, 520)]),
+    "5": ([[(0.55, 0.0), (0.1, 0.0), (0.05, 0.45)]], [((0.3, 0.7), (0.3, 0.3), 220, 510)]),
+    "7": ([[(0.0, 0.0), (0.6, 0.0), (0.2, 1.0)]], []),
+    "8": ([], [((0.3, 0.25), (0.24, 0.25), 0, 360), ((0.3, 0.73), (0.3, 0.27), 0, 360)]),
+    "9": ([[(0.6, 0.3), (0.6, 0.7)]], [((0.3, 0.3), (0.3, 0.3), 0, 360), ((0.3, 0.7), (0.3, 0.3), 0, 150)]),
+}
+
+
+def _stroke_digit(img: np.ndarray, text: str, top_left: tuple[float, float], height: float, stroke: int) -> None:
+    """Draw digit ``text`` ``height`` px high at ``top_left`` with strokes ``stroke`` px wide."""
+    lines, arcs = _DIGIT_STROKES[text]
+    (x0, y0), sub = top_left, 16                      # coordinates in 1/16 px (shift=4)
+    pts = [np.int32([[(x0 + x * height) * sub, (y0 + y * height) * sub] for x, y in line]) for line in lines]
+    for (cx, cy), (ax, ay), a0, a1 in arcs:
+        pts.append(cv2.ellipse2Poly((int((x0 + cx * height) * sub), int((y0 + cy * height) * sub)),
+                                    (int(ax * height * sub), int(ay * height * sub)), 0, a0, a1, 3))
+    cv2.polylines(img, pts, False, 255, stroke, cv2.LINE_AA, shift=4)
+
+
 def _digit_ink(text: str, dx: int, dy: int) -> np.ndarray:
     """Ink of a rank glyph with strokes of about 1.3 px (the photos' index digits), moved by
     (dx, dy) quarter pixels: drawn 4 times larger and shrunk by area averaging."""
     big = np.zeros((240, 240), np.uint8)
-    cv2.putText(big, text, (90 + dx, 150 + dy), cv2.FONT_HERSHEY_SIMPLEX, 2.2, 255, 5, cv2.LINE_AA)
+    _stroke_digit(big, text, (100 + dx, 100 + dy), 48, 5)
     return cv2.resize(big.astype(np.float32) / 255, (60, 60), interpolation=cv2.INTER_AREA)
 
 
@@ -459,12 +483,18 @@ def test_a_thin_stroke_is_a_glyph_blob_at_any_slant(turn):
         assert a < corner_index.FILL_MIN * w * h
 
 
-def _tight_index(card: str, gap: int) -> np.ndarray:
-    """``_index(card)`` with its sign ``gap`` px nearer its rank (another print's layout)."""
+def _tight_index(card: str, nearer: int, gap: int = 2) -> np.ndarray:
+    """``_index(card)`` with its sign ``nearer`` px nearer its rank (another print's layout), or
+    as near as leaves ``gap`` px of paper between them: how far that is depends on OpenCV's font
+    engine (4.6's Hershey glyphs end 2 px lower than 5's), so it is measured from the ink. The
+    sign is laid over the paper so that no part of the rank is painted over."""
     img = _index(card)
+    ink_rows = np.nonzero((img.min(axis=2) < 150).any(axis=1))[0]
+    rank_bottom, sign_top = ink_rows[ink_rows < 30].max(), ink_rows[ink_rows >= 30].min()
+    shift = min(nearer, sign_top - (rank_bottom + 1 + gap))
     out = np.full_like(img, (238, 242, 244))
     out[:30] = img[:30]
-    out[34 - gap:64 - gap] = img[34:64]
+    out[30 - shift:64 - shift] = np.minimum(out[30 - shift:64 - shift], img[30:64])   # ink is darker than paper
     return out
 
 
@@ -475,7 +505,7 @@ def test_a_cards_two_indices_in_another_layout_are_one_card(card, monkeypatch):
     lie in two places and was named nowhere. Its two indices are turned 180° from each other:
     within TWIN_NEAR they are one card, and it is named once."""
     seen = Profile("french-52", {**_profile().faces, card: [_with_index(_profile().faces[card][0],
-                                                                        _tight_index(card, 8))]}, 1.4)
+                                                                        _tight_index(card, 7))]}, 1.4)
     reader = CornerReader(_profile().faces)
     scenes = [render_scene(seen, [Placement(card, (640, 360), angle, scale=1.4)], size=SIZE, table="wood", seed=5)
               for angle in (-30, 0, 30)]
@@ -512,10 +542,11 @@ def test_a_court_cards_sign_touching_its_pictures_frame_is_read(monkeypatch):
 
 
 def _digit_at(text: str, size: int) -> np.ndarray:
-    """Ink of a digit printed with strokes of 5 % of its height, photographed ``size`` px square
-    (the digit about 0.4 of it): shrunk by area averaging, then the lens's blur."""
+    """Ink of a digit printed with strokes of 10 % of its height (as card indices are),
+    photographed ``size`` px square (the digit about 0.3 of it): shrunk by area averaging, then
+    the lens's blur."""
     big = np.zeros((480, 480), np.uint8)
-    cv2.putText(big, text, (150, 330), cv2.FONT_HERSHEY_SIMPLEX, 7.0, 255, 10, cv2.LINE_AA)
+    _stroke_digit(big, text, (180, 170), 150, 15)
     ink = cv2.GaussianBlur(cv2.resize(big.astype(np.float32) / 255, (size, size), interpolation=cv2.INTER_AREA),
                            (0, 0), 1.0 if size < 100 else 0.7)
     return ink / ink.max()
@@ -532,8 +563,9 @@ def test_a_glyph_seen_close_up_gives_the_patch_it_gives_from_afar(monkeypatch):
     monkeypatch.setattr(corner_index, "CELL_BLUR", 0.0)      # every glyph at the ink's own resolution
     monkeypatch.setattr(corner_index, "LEVELS", 1)
     single = agreement()
-    assert min(matched) >= 0.85, np.round(matched, 3)
-    assert np.mean(matched) >= np.mean(single), (np.round(matched, 3), np.round(single, 3))
+    # measured: matched 0.82-0.88 (mean 0.851), single level mean 0.826
+    assert min(matched) >= 0.8, np.round(matched, 3)
+    assert np.mean(matched) >= np.mean(single) + 0.01, (np.round(matched, 3), np.round(single, 3))
 
 
 def test_a_clear_read_of_a_card_not_enrolled_is_a_rival_for_its_glyphs():
