@@ -64,9 +64,9 @@ def segments(grey: np.ndarray) -> np.ndarray:
 
 def join(segs: np.ndarray, gap: float) -> np.ndarray:
     """Collinear pieces of one edge made one segment (an edge broken by glare, a pip
-    touching it, the detector's own splits): pieces end to end (ends within ``gap``) whose
-    lines agree within JOIN_ANGLE and JOIN_OFFSET are grouped, and each group becomes the
-    segment spanning its pieces along their length-weighted line."""
+    touching it, the detector's own splits): pieces whose lines agree within JOIN_ANGLE
+    and JOIN_OFFSET and that overlap or leave a gap of at most ``gap`` are grouped, and each
+    group becomes the segment spanning its pieces along their length-weighted line."""
     n = len(segs)
     if n < 2:
         return segs
@@ -74,9 +74,18 @@ def join(segs: np.ndarray, gap: float) -> np.ndarray:
     v = q - p
     L = np.linalg.norm(v, axis=1) + 1e-9
     u = v / L[:, None]
-    a, b = _near_ends(np.concatenate([p, q]), np.tile(np.arange(n), 2), gap)
-    par = np.abs((u[a] * u[b]).sum(1)) > np.cos(JOIN_ANGLE)
-    a, b = a[par], b[par]
+    theta = np.mod(np.arctan2(u[:, 1], u[:, 0]), np.pi)
+    order = np.argsort(theta)
+    th = theta[order]
+    # candidate pairs: directions within JOIN_ANGLE (sorted sweep, wrapping at 180°)
+    ext = np.concatenate([th, th + np.pi])
+    hi = np.searchsorted(ext, th + JOIN_ANGLE, side="right")
+    counts = np.minimum(hi - np.arange(n) - 1, n - 1)
+    if counts.sum() == 0:
+        return segs
+    i = np.repeat(np.arange(n), counts)
+    j = (np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)) + i + 1
+    a, b = order[i], order[j % n]
     nrm = np.stack([-u[a, 1], u[a, 0]], axis=1)
     off = np.maximum(np.abs(((p[b] - p[a]) * nrm).sum(1)), np.abs(((q[b] - p[a]) * nrm).sum(1)))
     ta, tb = ((p[b] - p[a]) * u[a]).sum(1), ((q[b] - p[a]) * u[a]).sum(1)
@@ -85,74 +94,36 @@ def join(segs: np.ndarray, gap: float) -> np.ndarray:
     a, b = a[ok], b[ok]
     if not len(a):
         return segs
-    roots = _components(n, a, b)
-    # each group's line: its pieces' directions (one way round), weighted by length
-    ref = np.zeros(n, int)
-    ref[roots[np.argsort(L)]] = np.argsort(L)                 # the longest piece of each group
-    sgn = np.where((u * u[ref[roots]]).sum(1) < 0, -1.0, 1.0)
-    t = np.zeros((n, 2))
-    np.add.at(t, roots, u * (sgn * L)[:, None])
-    t = t[roots] / (np.linalg.norm(t[roots], axis=1, keepdims=True) + 1e-9)
-    wsum = np.bincount(roots, 2 * L, n)[roots]
-    c = np.zeros((n, 2))
-    np.add.at(c, roots, (p + q) * L[:, None])
-    c = c[roots] / wsum[:, None]
-    nr = np.stack([-t[:, 1], t[:, 0]], axis=1)
-    drift = np.zeros(n)
-    np.maximum.at(drift, roots, np.maximum(np.abs(((p - c) * nr).sum(1)), np.abs(((q - c) * nr).sum(1))))
-    lo, hi2 = np.full(n, np.inf), np.full(n, -np.inf)
-    sp, sq = ((p - c) * t).sum(1), ((q - c) * t).sum(1)
-    np.minimum.at(lo, roots, np.minimum(sp, sq))
-    np.maximum.at(hi2, roots, np.maximum(sp, sq))
-    size = np.bincount(roots, minlength=n)[roots]
-    # a drifting chain (pieces of a curve) keeps its pieces
-    keep = (size == 1) | (drift[roots] > 2 * JOIN_OFFSET)
-    first = np.zeros(n, bool)
-    first[np.unique(roots)] = True
-    merged = ~keep & first & (np.arange(n) == roots)
-    k = np.flatnonzero(merged)
-    joined = np.concatenate([c[k] + lo[roots[k], None] * t[k], c[k] + hi2[roots[k], None] * t[k]], axis=1)
-    return np.concatenate([segs[keep], joined])
+    parent = np.arange(n)
 
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
 
-def _near_ends(pts: np.ndarray, owner: np.ndarray, gap: float) -> tuple[np.ndarray, np.ndarray]:
-    """Pairs of segments (owner indices, each pair once) with ends within about ``gap`` of
-    each other: endpoints hashed into cells of that size, compared with the 3 x 3 cells
-    around (a textured table gives thousands of short edges; pieces of one edge lie end to end)."""
-    cell = np.floor(pts / max(gap, 1.0)).astype(np.int64)
-    key = cell[:, 0] * 100003 + cell[:, 1]
-    order = np.argsort(key)
-    sk = key[order]
-    ia, ib = [], []
-    for dx in (-1, 0, 1):
-        for dy in (-1, 0, 1):
-            want = key + dx * 100003 + dy
-            lo = np.searchsorted(sk, want, side="left")
-            hi = np.searchsorted(sk, want, side="right")
-            cnt = hi - lo
-            i = np.repeat(np.arange(len(pts)), cnt)
-            j = order[np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt) + np.repeat(lo, cnt)]
-            ia.append(owner[i])
-            ib.append(owner[j])
-    a, b = np.concatenate(ia), np.concatenate(ib)
-    a, b = np.minimum(a, b), np.maximum(a, b)
-    pair = np.unique(a[a != b] * len(owner) + b[a != b])
-    return pair // len(owner), pair % len(owner)
-
-
-def _components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Connected components of n nodes joined by the pairs (a, b): each node's smallest
-    member, by repeated relabelling (chains of pieces are short)."""
-    lab = np.arange(n)
-    while True:
-        m = np.minimum(lab[a], lab[b])
-        new = lab.copy()
-        np.minimum.at(new, a, m)
-        np.minimum.at(new, b, m)
-        new = new[new]
-        if np.array_equal(new, lab):
-            return lab
-        lab = new
+    for x, y in zip(a.tolist(), b.tolist()):
+        rx, ry = find(x), find(y)
+        if rx != ry:
+            parent[max(rx, ry)] = min(rx, ry)
+    roots = np.array([find(x) for x in range(n)])
+    single = np.bincount(roots, minlength=n)[roots] == 1
+    out = [segs[single]]
+    for r in np.unique(roots[~single]):
+        k = np.flatnonzero(roots == r)
+        d = u[k] * np.where((u[k] @ u[k[np.argmax(L[k])]]) < 0, -1.0, 1.0)[:, None]
+        t = (d * L[k, None]).sum(0)
+        t /= np.linalg.norm(t)
+        pts = np.concatenate([p[k], q[k]])
+        w = np.concatenate([L[k], L[k]])
+        c = (pts * w[:, None]).sum(0) / w.sum()
+        nr = np.array([-t[1], t[0]])
+        if np.abs((pts - c) @ nr).max() > 2 * JOIN_OFFSET:     # a drifting chain: keep its pieces
+            out.append(segs[k])
+            continue
+        s = (pts - c) @ t
+        out.append(np.concatenate([c + s.min() * t, c + s.max() * t])[None])
+    return np.concatenate(out)
 
 
 @dataclass(frozen=True)
@@ -345,7 +316,6 @@ def closed_quads(cs: _Corners, aspect: float, min_short: float) -> list[tuple[np
     out: list[tuple[np.ndarray, int]] = []
     seen_cycles = set()
     chains3 = []
-    used: set[int] = set()      # corners of a card closed from more of its corners: not closed again from fewer
     for k0 in range(n):
         for k1 in nxt[k0]:
             for k2 in nxt[k1]:
@@ -362,7 +332,6 @@ def closed_quads(cs: _Corners, aspect: float, min_short: float) -> list[tuple[np
                     q = order_quad(cs.p[[k0, k1, k2, k3]])
                     if _convex(q) and _shaped(q, aspect) and quad_sides(q)[0] >= min_short:
                         out.append((q, 4))
-                        used.update(key)
     closed = {frozenset(t) for c in seen_cycles for t in combinations(c, 3)}
     for k0, k1, k2 in chains3:
         if frozenset((k0, k1, k2)) in closed:
@@ -371,13 +340,11 @@ def closed_quads(cs: _Corners, aspect: float, min_short: float) -> list[tuple[np
         q = order_quad(np.array([p[0], p[1], p[2], p[0] + p[2] - p[1]]))
         if _convex(q) and _shaped(q, aspect) and quad_sides(q)[0] >= min_short:
             out.append((q, 3))
-            used.update((k0, k1, k2))
     part = cs.off <= SQUARE_PART
     sizes: list[tuple[np.ndarray, float]] = [(q.mean(axis=0), quad_sides(q)[0]) for q, _ in out]
-    lone_done = set(used)
     for k0 in range(n):
         for k1 in nxt[k0]:
-            if k1 <= k0 or not (part[k0] and part[k1]) or (k0 in used and k1 in used):
+            if k1 <= k0 or not (part[k0] and part[k1]):
                 continue
             P0, P1 = cs.p[k0], cs.p[k1]
             d = float(np.linalg.norm(P1 - P0))
@@ -394,13 +361,10 @@ def closed_quads(cs: _Corners, aspect: float, min_short: float) -> list[tuple[np
                 q = order_quad(np.array([P0, P1, P1 + nrm * other, P0 + nrm * other]))
                 out.append((q, 2))
                 sizes.append((q.mean(axis=0), min(d, other)))
-                lone_done.update((k0, k1))
     if sizes:
         centres = np.array([c for c, _ in sizes])
         shorts = np.array([s for _, s in sizes])
         for k in np.flatnonzero(part):
-            if k in lone_done:
-                continue
             near = np.argsort(np.linalg.norm(centres - cs.p[k], axis=1))[:LONE_SIZES]
             a, b = _square(cs.a[k], cs.b[k])
             P = cs.p[k]
