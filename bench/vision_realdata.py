@@ -250,6 +250,11 @@ def deeppoker(folder: Path, out: Path) -> dict[str, Tally]:
     rec_without = Recogniser(Profile(profile.deck_id, {c: f for c, f in profile.faces.items()
                                                        if c not in left_out},
                                      profile.aspect, profile.calibration))
+    # the same without the corner index, as for a partial profile whose ranks lack templates (an
+    # Italian pattern with a few cards enrolled: the reader reads nothing then): duels and
+    # whole-face checks alone against unenrolled look-alikes
+    rec_without_index = Recogniser(rec_without.profile)
+    rec_without_index.corners.read = lambda *args, **kwargs: []
     tallies: dict[str, Tally] = {}
     for r in rows:
         f = r["file"]
@@ -266,6 +271,8 @@ def deeppoker(folder: Path, out: Path) -> dict[str, Tally]:
             if r["card"] in left_out:
                 _unenrolled(tallies.setdefault("deepPoker unenrolled (must be 0 right)", Tally()),
                             rec_without, img, r["card"], out, f"deeppoker-unenrolled-{Path(f).stem}")
+                _unenrolled(tallies.setdefault("deepPoker unenrolled, no corner index (must be 0 right)", Tally()),
+                            rec_without_index, img, r["card"], out, f"deeppoker-unenrolled-noindex-{Path(f).stem}")
         if kind == "peek":
             reads = [x.card for x in rec.corners.read(img) if x.card is not None]
             c = tallies.setdefault(f"deepPoker peek corners {half_of(r['card'], deck)}", Tally())
