@@ -80,3 +80,25 @@ def warp_to(image: np.ndarray, homography: np.ndarray, size: tuple[int, int] | N
     edges replicated: a knocked camera's frame brought back to the calibrated view."""
     return cv2.warpPerspective(image, homography, size or (image.shape[1], image.shape[0]),
                                flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def square_meetings(segs: np.ndarray, max_cos: float
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Where the lines of segments (x1, y1, x2, y2) about square to each other meet: the
+    candidate corners of a card (vision.piles, vision.outline). Returns the pairs (i, j) whose
+    directions' |cos| is under ``max_cos``, the segments' unit directions ``u`` and lengths
+    ``L``, the meeting points ``P`` and how far along each segment from its start they lie
+    (``ti``, ``tj``; negative before the start, beyond ``L`` past the end)."""
+    p1 = segs[:, :2]
+    v = segs[:, 2:] - p1
+    L = np.linalg.norm(v, axis=1)
+    u = v / L[:, None]
+    i, j = np.triu_indices(len(segs), 1)
+    sq = np.abs((u[i] * u[j]).sum(1)) < max_cos
+    i, j = i[sq], j[sq]
+    cross = u[i, 0] * u[j, 1] - u[i, 1] * u[j, 0]
+    d = p1[j] - p1[i]
+    ti = (d[:, 0] * u[j, 1] - d[:, 1] * u[j, 0]) / cross
+    P = p1[i] + ti[:, None] * u[i]
+    tj = ((P - p1[j]) * u[j]).sum(1)
+    return i, j, u, L, P, ti, tj

@@ -22,7 +22,7 @@ from itertools import combinations
 import cv2
 import numpy as np
 
-from vision.geometry import order_quad, quad_sides
+from vision.geometry import order_quad, quad_sides, square_meetings
 
 WORK_SIDE = 800          # longest side of the working copy (as vision.finder)
 MIN_SEGMENT = 0.035      # shortest straight edge kept, share of the working copy's short side
@@ -148,19 +148,7 @@ def corners(segs: np.ndarray, short_side: float) -> _Corners:
     empty = _Corners(*(np.zeros((0, 2)) for _ in range(3)), *(np.zeros(0) for _ in range(7)))
     if n < 2:
         return empty
-    p1, p2 = segs[:, :2], segs[:, 2:]
-    v = p2 - p1
-    L = np.linalg.norm(v, axis=1)
-    u = v / L[:, None]
-    i, j = np.triu_indices(n, 1)
-    cos = np.abs((u[i] * u[j]).sum(1))
-    sq = cos < np.sin(SQUARE_FULL)
-    i, j = i[sq], j[sq]
-    cross = u[i, 0] * u[j, 1] - u[i, 1] * u[j, 0]
-    d = p1[j] - p1[i]
-    ti = (d[:, 0] * u[j, 1] - d[:, 1] * u[j, 0]) / cross
-    P = p1[i] + ti[:, None] * u[i]
-    tj = ((P - p1[j]) * u[j]).sum(1)
+    i, j, u, L, P, ti, tj = square_meetings(segs, np.sin(SQUARE_FULL))
     gmax = CORNER_GAP_MAX * short_side
 
     def end(t: np.ndarray, length: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -178,7 +166,7 @@ def corners(segs: np.ndarray, short_side: float) -> _Corners:
     ei, ej = ei[k], ej[k]
     a = u[si] * np.where(ei == 0, 1.0, -1.0)[:, None]
     b = u[sj] * np.where(ej == 0, 1.0, -1.0)[:, None]
-    off = np.abs(np.arcsin(np.clip(cos[sq][k], 0, 1)))
+    off = np.abs(np.arcsin(np.clip(np.abs((u[si] * u[sj]).sum(1)), 0, 1)))
     P = P[k]
     # a crossing of two lines (a cloth's check, a grid) is no corner: one of them runs on
     # past the meeting point, while a card's sides both end at its corner

@@ -16,7 +16,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from vision.geometry import order_quad, order_quads
+from vision.geometry import order_quad, order_quads, square_meetings
 
 MIN_SEGMENT = 0.045      # shortest straight edge kept, share of the image's short side
 CORNER_GAP = 0.025       # how far a side may stop short of its corner (rounded corners), same
@@ -114,18 +114,7 @@ def corners(segs: np.ndarray, mask: np.ndarray) -> list[Corner]:
     if len(segs) < 2:
         return []
     gap = CORNER_GAP * min(h, w)
-    p1 = segs[:, :2]
-    v = segs[:, 2:] - p1
-    L = np.linalg.norm(v, axis=1)
-    u = v / L[:, None]
-    i, j = np.triu_indices(len(segs), 1)
-    sq = np.abs((u[i] * u[j]).sum(1)) < MAX_SKEW
-    i, j = i[sq], j[sq]
-    cross = u[i, 0] * u[j, 1] - u[i, 1] * u[j, 0]
-    d = p1[j] - p1[i]
-    ti = (d[:, 0] * u[j, 1] - d[:, 1] * u[j, 0]) / cross
-    P = p1[i] + ti[:, None] * u[i]
-    tj = ((P - p1[j]) * u[j]).sum(1)
+    i, j, u, L, P, ti, tj = square_meetings(segs, MAX_SKEW)
     ai, oki = _arm(ti, L[i], gap)
     aj, okj = _arm(tj, L[j], gap)
     a = u[i] * ai[:, None]
