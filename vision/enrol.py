@@ -221,9 +221,9 @@ def largest_card_quad(img: np.ndarray, back: bool = False) -> np.ndarray | None:
     """
     h, w = img.shape[:2]
     cands: list[tuple[np.ndarray, bool, float, bool]] = []      # quad, whole, support, outlined
-    for aspect in ASPECTS:
+    for aspect, outlined in zip(ASPECTS, outline.propose_shapes(img, ASPECTS)):
         cands += [(c.quad, c.whole, c.support, False) for c in find_cards(img, aspect).candidates]
-        cands += [(o.quad, True, o.support, True) for o in outline.propose(img, aspect)
+        cands += [(o.quad, True, o.support, True) for o in outlined
                   if o.sides == 4 or (o.corners == 4 and o.sides >= OUTLINE_SIDES)]
     best = None
     for quad, whole, support, outlined in cands:

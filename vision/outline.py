@@ -444,27 +444,38 @@ def gradients(grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def propose(image: np.ndarray, aspect: float) -> list[Outline]:
     """Card quads in ``image`` (BGR or grey) from its straight edges, best supported first."""
+    return propose_shapes(image, (aspect,))[0]
+
+
+def propose_shapes(image: np.ndarray, aspects: tuple[float, ...]) -> list[list[Outline]]:
+    """:func:`propose` for each of several card shapes (enrolment, before the deck's shape is
+    known): the edges, corners and gradients do not depend on the shape and are found once."""
     H, W = image.shape[:2]
     f = min(1.0, WORK_SIDE / max(H, W))
     small = cv2.resize(image, (max(1, round(W * f)), max(1, round(H * f))),
                        interpolation=cv2.INTER_AREA) if f < 1 else image
     grey = small if small.ndim == 2 else cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     h, w = grey.shape
-    segs = segments(grey)
-    cs = corners(segs, min(h, w))
-    closed = closed_quads(cs, aspect, MIN_CARD * min(h, w))
-    if not closed:
-        return []
-    quads = np.array([q for q, _ in closed])
-    seen = np.array([s for _, s in closed])
-    gx, gy = gradients(grey)
-    sup = side_support(gx, gy, quads)
-    sides = (sup >= SIDE_SEEN).sum(axis=1)
-    mean = sup.mean(axis=1)
-    order = np.lexsort((-mean, -sides))
-    keep = distinct(quads[order])
-    return [Outline((quads[k] / f).astype(np.float32), int(seen[k]), float(mean[k]), int(sides[k]))
-            for k in order[keep]]
+    cs = corners(segments(grey), min(h, w))
+    gx, gy = None, None
+    out: list[list[Outline]] = []
+    for aspect in aspects:
+        closed = closed_quads(cs, aspect, MIN_CARD * min(h, w))
+        if not closed:
+            out.append([])
+            continue
+        quads = np.array([q for q, _ in closed])
+        seen = np.array([s for _, s in closed])
+        if gx is None:
+            gx, gy = gradients(grey)
+        sup = side_support(gx, gy, quads)
+        sides = (sup >= SIDE_SEEN).sum(axis=1)
+        mean = sup.mean(axis=1)
+        order = np.lexsort((-mean, -sides))
+        keep = distinct(quads[order])
+        out.append([Outline((quads[k] / f).astype(np.float32), int(seen[k]), float(mean[k]), int(sides[k]))
+                    for k in order[keep]])
+    return out
 
 
 DISTINCT = 0.12          # quads whose corners all lie within this share of the short side: one card
