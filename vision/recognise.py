@@ -449,7 +449,7 @@ class Recogniser:
     def _piece(self, image, quad: np.ndarray, found: FindResult, roi, fitted: bool = False
                ) -> "_Piece":
         vis = _visible_mask(quad, found, roi)
-        return _Piece(quad, describe(_face_crop(image, quad, (FINE[0] * 2, FINE[1] * 2))),
+        return _Piece(quad, describe(_face_crop(image, quad, FACE)),
                       None if vis.mean() >= 0.97 else vis, fitted)
 
     def _read(self, pieces: list["_Piece"], above: list[np.ndarray], allowed) -> None:
