@@ -26,7 +26,7 @@ from vision import confidence as conf_mod
 from vision import duel as duel_mod
 from vision import keypoints as kp_mod
 from vision import outline
-from vision.decks import deck_cards
+from vision.decks import deck_cards, look_alikes, unenrolled_lookalikes
 from vision.features import FINE, INNER, Descriptor, TemplateBank, describe
 from vision.finder import Candidate, FindResult, find_cards
 from vision.geometry import face_corners, order_quad, quad_sides, warp_face
@@ -77,6 +77,20 @@ CORNER_AGAINST = 0.25      # duel margin by which an index on a named card prefe
 #   read as their look-alike: a diamonds 8 as the 7 at 1.45, a hearts 3 as the 2 at 0.33); the
 #   duels cannot see a rival never enrolled, its index can, even where it is not clear enough to
 #   name (or claim) a card of its own
+# A pip card whose look-alike (vision.decks.look_alikes) the profile lacks: no duel saw that
+# rival, so its face alone names it only when no other card lies on it (blank paper on top
+# could hide the pip that makes it the look-alike) and every cell agrees with the named card's
+# as no look-alike's did. deepPoker table photos, each quarter of the deck left out in turn,
+# corner index off (bench/lookalike_checks.py): the 39 unenrolled cards named as the card one
+# pip away agreed in their worst cell at 0.30-0.74 (tune half) and 0.54-0.72 (report half);
+# right names at 0.14-1.0, median 0.95. At 0.8 none of the first is named, and 172 of the 207
+# right names whose colour twin is enrolled are. A colour twin is never told apart so (a clubs
+# 2 named as the spades 2 agreed at 0.82, report half): lacking it, only the corner index
+# names the card (it reads rank and suit apart, each against every template, when each rank
+# and suit of the deck has one). Drawn faces confuse any two suits of a rank (0.34-0.84, e.g.
+# a coins 10 as the cups 10: tests/vision/test_identify.py; a drawn diamonds 6 named as the
+# spades 6 at 0.84 is still named); real photos showed none.
+LOOKALIKE_CELL = 0.8
 KP_UNSURE_INLIERS = 14     # keypoint inliers for reporting an unnamed card (below: likely noise)
 SAME_CENTRE = 0.3          # centres closer than this share of the short side: one card
 OUTLINE_SEEN = 0.3         # least share of an outlined card no detection covers for it to be read
@@ -135,6 +149,9 @@ class Recogniser:
         for img in faces:
             d = duel_mod.prepare(cv2.resize(img, profile.face_size, interpolation=cv2.INTER_AREA))
             self._prep += [d, d[::-1, ::-1]]      # 180°: a view, no copy
+        # enrolled pip cards with a look-alike not enrolled -> whether that is its colour twin
+        self._lacking = {c: look_alikes(c, profile.deck_id)[1] == lacks[0]
+                         for c, lacks in unenrolled_lookalikes(profile.faces, profile.deck_id).items()}
 
     @property
     def keypoints(self) -> kp_mod.KeypointIndex:
@@ -244,6 +261,8 @@ class Recogniser:
         a = self._checked(desc, self._answer(desc, self._allowed(candidates)), None)
         if a.confidence < self.threshold:
             return None, a.confidence, a.margin
+        if not self._face_names(desc, a.card):
+            return None, 0.0, a.margin
         return a.card, a.confidence, a.margin
 
     def read_quad(self, image_bgr: np.ndarray, quad: np.ndarray,
@@ -254,7 +273,9 @@ class Recogniser:
         allowed = self._allowed(candidates)
         a, q, desc = self._aligned_read(image_bgr, np.asarray(quad, np.float32), allowed)
         det = _verdict(q, self._believed(desc, q, True, [(a, None)]), self.threshold, whole=True)
-        return None if det is None else self._rechecked(image_bgr, det, allowed, desc)
+        if det is None:
+            return None
+        return self._guarded(image_bgr, [self._rechecked(image_bgr, det, allowed, desc)])[0]
 
     # -- whole images ---------------------------------------------------------------
     def recognise(self, image_bgr: np.ndarray, candidates: Collection[str] | None = None,
@@ -303,13 +324,47 @@ class Recogniser:
             kept = self._outlined(image_bgr, kept, allowed)
         if roi is None and not found.candidates and not kept:
             kept += self._whole_picture(image_bgr, allowed)
-        kept = _one_per_card(kept)
+        kept = self._guarded(image_bgr, _one_per_card(kept))
         if roi is None or not _all_named(kept):
             reads = [r.moved(np.float32([x0, y0])) for r in self.corners.read(sub, candidates, claims=True)]
             kept = _with_corners(kept, reads, self.corners.against)
             if roi is None:
                 kept += _claimed_cards(kept, reads)
         return kept
+
+    def _guarded(self, image, dets: list[Detection]) -> list[Detection]:
+        """``dets`` without the names their faces cannot give: a pip card whose look-alike is
+        not enrolled stays named only when no other card hides part of its face and every
+        cell of the face agrees with it (LOOKALIKE_CELL); never when the one lacking is its
+        colour twin. Unnamed here, it can still be named by its corner index."""
+        out = []
+        for d in dets:
+            if d.card not in self._lacking:
+                out.append(d)
+                continue
+            others = [o.quad for o in dets if o is not d]
+            cover = _others_mask(d.quad, others) if others else None
+            hidden = cover is not None and bool((INNER[FINE].reshape(cover.shape) * (1 - cover)).any())
+            if not hidden and not self._lacking[d.card] and \
+                    self._face_names(describe(_face_crop(image, d.quad, FACE)), d.card):
+                out.append(d)
+            else:
+                out.append(replace(d, card=None, confidence=0.0))
+        return out
+
+    def _face_names(self, desc: Descriptor, card: str) -> bool:
+        """Whether a whole face (``desc``) alone can name ``card`` (see :meth:`_guarded`)."""
+        twin = self._lacking.get(card)
+        return twin is None or (not twin and self._agreement(desc, card) >= LOOKALIKE_CELL)
+
+    def _own_template(self, desc: Descriptor, card: str) -> int:
+        """The template of ``card`` (either way up) that the face ``desc`` matches best."""
+        own = np.flatnonzero(self.bank.labels == card)
+        return int(own[np.argmax(self.bank.scores(desc)[own])])
+
+    def _agreement(self, desc: Descriptor, card: str) -> float:
+        """Worst-cell agreement of the whole face ``desc`` with ``card`` (:meth:`_worst_cell`)."""
+        return self._worst_cell(desc, self._own_template(desc, card), None)
 
     def _whole_picture(self, image, allowed) -> list[Detection]:
         """A still cut to its card (the card fills the picture, so the finder and the
