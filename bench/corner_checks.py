@@ -45,7 +45,6 @@ import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import argparse  # noqa: E402
 import csv  # noqa: E402
 import json  # noqa: E402
 import sys  # noqa: E402
@@ -454,19 +453,14 @@ def notches(dp_prof: Profile, dp_folder: Path, bidly_prof: Profile, deals) -> No
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="bench/corner_checks.py")
-    ap.add_argument("--realdata", default=str(vr.default_realdata()))
-    ap.add_argument("--out", default="/tmp/cardtable-realdata")
-    ap.add_argument("--reuse", action="store_true", help="reuse the profiles a previous run enrolled")
+    ap = vr.realdata_parser("bench/corner_checks.py")
     ap.add_argument("--only", default="", help="comma-separated measurements to run (default: all): "
                     "tilts, glyphs, widths, turns, floors, notches, against, twins, holes, reader")
     args = ap.parse_args(argv)
     vr.REUSE = args.reuse
-    data, out = Path(args.realdata), Path(args.out)
-    if out.resolve().is_relative_to(ROOT):
-        print("bench/corner_checks.py: --out must lie outside the repository", file=sys.stderr)
+    data, out = Path(args.realdata), vr.output_dir("bench/corner_checks.py", args.out)
+    if out is None:
         return 1
-    out.mkdir(parents=True, exist_ok=True)
     dp, bidly = profiles(data, out)
     folder = data / "french-deeppoker-singles"
     deals = bidly_deals(data / "french-bidly-deals")

@@ -450,12 +450,28 @@ def default_realdata() -> Path:
 SETS = ("deeppoker", "bidly", "italian")
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="bench/vision_realdata.py")
+def realdata_parser(prog: str) -> argparse.ArgumentParser:
+    """The options of every bench on the real photos: where they lie, where output goes, --reuse."""
+    ap = argparse.ArgumentParser(prog=prog)
     ap.add_argument("--realdata", default=str(default_realdata()))
     ap.add_argument("--out", default="/tmp/cardtable-realdata")
-    ap.add_argument("--sets", default=",".join(SETS), help=f"comma-separated, of {', '.join(SETS)}")
     ap.add_argument("--reuse", action="store_true", help="reuse the profiles enrolled by a previous run")
+    return ap
+
+
+def output_dir(prog: str, out: str) -> Path | None:
+    """``out``, made; None (said on stderr) when it lies inside the repository."""
+    path = Path(out)
+    if path.resolve().is_relative_to(ROOT):
+        print(f"{prog}: --out must lie outside the repository", file=sys.stderr)
+        return None
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def main(argv=None) -> int:
+    ap = realdata_parser("bench/vision_realdata.py")
+    ap.add_argument("--sets", default=",".join(SETS), help=f"comma-separated, of {', '.join(SETS)}")
     ap.add_argument("--keypoint-side", type=int, default=None,
                     help="describe images for keypoints at most this long (vision.keypoints.MAX_SIDE)")
     args = ap.parse_args(argv)
@@ -463,14 +479,13 @@ def main(argv=None) -> int:
     REUSE = args.reuse
     if args.keypoint_side:
         keypoints.MAX_SIDE = args.keypoint_side
-    data, out = Path(args.realdata), Path(args.out)
+    data = Path(args.realdata)
     if not (data / "italian-triestine-photos" / "annotations.json").is_file():
         print(f"bench/vision_realdata.py: no real photos at {data} (see ../shared/realdata)", file=sys.stderr)
         return 1
-    if out.resolve().is_relative_to(ROOT):
-        print("bench/vision_realdata.py: --out must lie outside the repository", file=sys.stderr)
+    out = output_dir("bench/vision_realdata.py", args.out)
+    if out is None:
         return 1
-    out.mkdir(parents=True, exist_ok=True)
     for old in out.glob("FAIL-*.png"):
         old.unlink()
     sets = set(args.sets.split(","))
