@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+from vision.decks import unenrolled_lookalikes
 from vision.errors import VisionError
 
 # Template matching is a few small matrix products per card: one BLAS thread is fastest,
@@ -85,6 +86,12 @@ def print_summary(rep, profile_dir: str) -> None:
         stem = card.replace("/", "_")
         print(f"check {profile_dir}/faces/{stem}.*.png: its edge is not card paper (cut off, "
               f"or table in the picture?); retake {stem}.jpg", file=sys.stderr)
+    lacking = unenrolled_lookalikes(p.faces, p.deck_id)
+    if lacking:
+        shown = [f"{c} needs {' '.join(lacks)}" for c, lacks in list(lacking.items())[:LOOKALIKES_SHOWN]]
+        more = f"; ... and {len(lacking) - LOOKALIKES_SHOWN} more" if len(lacking) > LOOKALIKES_SHOWN else ""
+        print(f"may stay unnamed until their look-alikes are enrolled too ({len(lacking)}): "
+              f"{'; '.join(shown)}{more}", file=sys.stderr)
     for look in rep.lookalikes[:LOOKALIKES_SHOWN]:
         print(look, file=sys.stderr)
     if len(rep.lookalikes) > LOOKALIKES_SHOWN:

@@ -74,6 +74,9 @@ def test_enrol_reports_progress_missing_and_deck(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "2/3" not in err or "3/3" in err
     assert "missing (31)" in err and "back" in err
+    # what a partial profile cannot name from faces alone, and which photos would fix it
+    assert "may stay unnamed until their look-alikes are enrolled too (2): " in err
+    assert "hearts/7 needs diamonds/7 hearts/8" in err and "clubs/ace needs spades/ace" in err
     assert len(Profile.load(tmp_path / "prof").faces["clubs/ace"]) == 2
 
 
