@@ -577,12 +577,14 @@ class Recogniser:
         best_a = self._answer(ch, allowed)
         tried: set[int] = set()
         queue = self._contenders(best_a)
+        crop = None         # every template is fitted to the same crop around ``quad``
         while queue and len(tried) < MAX_ALIGN:
             index = queue.pop(0)
             if index in tried or index < 0:
                 continue
             tried.add(index)
-            q = self._align(image, quad, index)
+            crop = self._align_crop(image, quad) if crop is None else crop
+            q = self._align(image, quad, index, crop)
             if q is None:
                 continue
             d = describe(_face_crop(image, q, FACE))
@@ -639,13 +641,19 @@ class Recogniser:
             out.append(r if same else r ^ 1)      # the bank holds each face at 0° then 180°
         return out
 
-    def _align(self, image, quad: np.ndarray, index: int) -> np.ndarray | None:
-        """``quad`` moved to where template ``index`` fits the face best (None: no fit)."""
+    def _align(self, image, quad: np.ndarray, index: int, crop: np.ndarray | None = None) -> np.ndarray | None:
+        """``quad`` moved to where template ``index`` fits the face best (None: no fit);
+        ``crop``: :meth:`_align_crop` of ``quad`` when the caller has it."""
+        crop = self._align_crop(image, quad) if crop is None else crop
+        warp = align.refine(self.align_templates[index], crop)
+        return None if warp is None else align.aligned_quad(quad, warp)
+
+    @staticmethod
+    def _align_crop(image, quad: np.ndarray) -> np.ndarray:
+        """The grey face at ``quad`` with the margins that templates are fitted in (align.refine)."""
         mx, my = align.margins()
         size = (align.SIZE[0] + 2 * mx, align.SIZE[1] + 2 * my)
-        crop = _face_crop(image, align.outer_quad(quad), size)
-        warp = align.refine(self.align_templates[index], cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY))
-        return None if warp is None else align.aligned_quad(quad, warp)
+        return cv2.cvtColor(_face_crop(image, align.outer_quad(quad), size), cv2.COLOR_BGR2GRAY)
 
 
 @dataclass(eq=False)
