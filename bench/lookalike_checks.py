@@ -72,7 +72,7 @@ def main(argv=None) -> int:
                            out / "deeppoker-enrol", "french-52")
     photos = [(r["file"], r["card"]) for r in rows
               if r["file"].startswith("table-") and not r["file"].endswith("-1.jpg")]
-    tally: dict[tuple[str, str], list[float]] = {}     # (kind, half) -> worst cells
+    tally: dict[tuple[str, str], list[tuple[float, bool]]] = {}   # (kind, half) -> (worst cell, twin left out)
     for offset in range(4):
         left_out = set(DECK[offset::4])
         prof = Profile(full.deck_id, {c: f for c, f in full.faces.items() if c not in left_out},
@@ -85,8 +85,9 @@ def main(argv=None) -> int:
                 near, twin = look_alikes(named, prof.deck_id)
                 if not any(c in left_out for c in (*near, twin)):
                     continue                # every look-alike enrolled: the guard does not look
+                same_suit = card.split("/")[0] == named.split("/")[0]
                 kind = "right" if named == card else "twin" if card == twin else \
-                    "other" if card not in near else "pip" if card.split("/")[0] == named.split("/")[0] else "suit"
+                    "other" if card not in near else "pip" if same_suit else "suit"
                 half = vr.half_of(card, DECK)
                 twin_out = twin in left_out          # withheld whatever its cells
                 tally.setdefault((kind, half), []).append((worst, twin_out))

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import tomllib
 from functools import cache
-from typing import Collection
 from pathlib import Path
+from typing import Collection
 
 DECKS_DIR = Path(__file__).resolve().parents[1] / "config" / "decks"
 

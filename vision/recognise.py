@@ -334,9 +334,9 @@ class Recogniser:
 
     def _guarded(self, image, dets: list[Detection]) -> list[Detection]:
         """``dets`` without the names their faces cannot give: a pip card whose look-alike is
-        not enrolled stays named only when no other card hides part of its face and every
-        cell of the face agrees with it (LOOKALIKE_CELL); never when the one lacking is its
-        colour twin. Unnamed here, it can still be named by its corner index."""
+        not enrolled stays named only when no other card overlaps its face (which lies on top
+        is not known) and every cell of the face agrees with it (LOOKALIKE_CELL); never when
+        the one lacking is its colour twin. Unnamed here, the corner index can still name it."""
         out = []
         for d in dets:
             if d.card not in self._lacking:
