@@ -401,10 +401,10 @@ class Recogniser:
         # proposals with a side seen and not a shaped detection already, screened in one batch
         todo = []
         for o in outline.propose(image, self.profile.aspect):
-            same = [d for d in dets if _same_card(d.quad, o.quad)]
-            if o.sides < 1 or any(_skew(d.quad, self.profile.aspect) <= MAX_SKEW for d in same):
+            rest = self._other_cards(dets, o.quad)
+            if o.sides < 1 or rest is None:
                 continue
-            others = [d.quad for d in dets if not any(d is x for x in same)]
+            others = [d.quad for d in rest]
             cover = _others_mask(o.quad, others) if others else None
             if cover is None or cover.mean() >= OUTLINE_SEEN:
                 todo.append((o, describe(_face_crop(image, o.quad, FACE)), cover))
@@ -412,10 +412,10 @@ class Recogniser:
         for (o, _, _), s in zip(todo, screen):
             if self._answer_of(s, allowed).score < FIT_FLOOR:
                 continue
-            same = [d for d in dets if _same_card(d.quad, o.quad)]
-            if any(_skew(d.quad, self.profile.aspect) <= MAX_SKEW for d in same):
+            rest = self._other_cards(dets, o.quad)
+            if rest is None:
                 continue        # named meanwhile, from another of its outlines
-            others = [d.quad for d in dets if not any(d is x for x in same)]
+            others = [d.quad for d in rest]
             _, q, desc = self._aligned_read(image, o.quad, allowed)
             cover = _others_mask(q, others) if others else None
             seen = 1.0 if cover is None else float(cover.mean())
@@ -423,12 +423,19 @@ class Recogniser:
             need = self.threshold if seen > 0.9 else max(self.threshold, PARTIAL_THRESHOLD)
             if a.card == BACK or a.confidence < need or _skew(q, self.profile.aspect) > WHOLE_SKEW:
                 continue
-            rest = [d for d in dets if not any(d is x for x in same)]
             if any(_same_card(d.quad, q) for d in rest):
                 continue            # fitting moved it onto a card found otherwise
             dets = rest
             dets.append(Detection(np.asarray(q, np.float32), a.card, True, a.confidence, a.margin, a.top))
         return dets
+
+    def _other_cards(self, dets: list[Detection], quad: np.ndarray) -> list[Detection] | None:
+        """The detections of other cards than the one at ``quad``; None when a detection of
+        that card already has the deck's shape (nothing for an outline to mend)."""
+        same = [d for d in dets if _same_card(d.quad, quad)]
+        if any(_skew(d.quad, self.profile.aspect) <= MAX_SKEW for d in same):
+            return None
+        return [d for d in dets if not any(d is x for x in same)]
 
     def _named_by_duels(self, image, quad: np.ndarray, allowed) -> Detection | None:
         """The face at ``quad`` fitted to its leading enrolled face and named by duels; None
