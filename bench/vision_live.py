@@ -123,11 +123,12 @@ def real_faces(realdata: Path | None, out: Path) -> dict:
 
 
 def run_sequence(seq: TableSequence, recogniser, finder: str, profile=None, base=None
-                 ) -> tuple[list, list[float], list, list[float], list[float]]:
+                 ) -> tuple[list, list[float], list, list[float], list[float], list[float]]:
     """Events and per-frame processing CPU ms of the frame loop (rendering is not timed);
     ``profile`` lends the faces. ``base`` (a baseline's (TableWatcher class, recogniser), see
     ``--baseline``): the baseline watches the same frames, taking turns at going first; its
-    events and times follow; last, the CPU ms of each recogniser job on the watcher's worker."""
+    events and times follow; last, the CPU ms of each recogniser job on the watcher's worker, and on
+    the baseline's."""
     watchers, events, times = [], ([], []), ([], [])
     for k, (image, _) in enumerate(render_frames(seq, profile)):
         if not watchers:
@@ -140,10 +141,10 @@ def run_sequence(seq: TableSequence, recogniser, finder: str, profile=None, base
             ev = watchers[w].process(image)
             times[w].append((time.thread_time() - t) * 1000)   # CPU ms: the machine may be shared
             events[w].extend(ev)
-    looks = list(getattr(watchers[0], "look_cpu_ms", []))
+    looks = [list(getattr(w, "look_cpu_ms", [])) for w in watchers] + [[]]
     for w in watchers:
         getattr(w, "close", lambda: None)()
-    return events[0], times[0], events[1], times[1], looks
+    return events[0], times[0], events[1], times[1], looks[0], looks[1]
 
 
 def _calibrated(seq: TableSequence, profile=None, tries: int = 10):
@@ -251,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
         u = unchanged_table(rec, finder, size, 150 if args.quick else 600)
         print(f"[{finder}] unchanged table (4 cards): CPU median {u['cpu_median_ms']:.2f} ms/frame, "
               f"p95 {u['cpu_p95_ms']:.2f}, p99 {u['cpu_p99_ms']:.2f} ({u['frames']} frames; target <= 2 ms)")
-    base_pkg, base_recs, pooled_base, base_hits = None, {}, {f: {"emit": [], "times": []} for f in finders}, Counter()
+    base_pkg, base_recs, pooled_base, base_hits = None, {}, {f: {"emit": [], "times": [], "looks": []} for f in finders}, Counter()
     if args.baseline:
         import baseline
         pkg = baseline.vision_at(args.baseline)
@@ -280,8 +281,9 @@ def main(argv: list[str] | None = None) -> int:
                 base_rec = base_recs.get(key) or base_recs.setdefault(
                     key, base_pkg[1].Recogniser(profile or synthetic_profile(seq.deck_id)))
                 base = (base_pkg[0].TableWatcher, base_rec)
-            events, times, base_events, base_times, looks = run_sequence(seq, rec, finder, profile, base)
+            events, times, base_events, base_times, looks, base_looks = run_sequence(seq, rec, finder, profile, base)
             pooled[finder]["looks"] += looks
+            pooled_base[finder]["looks"] += base_looks
             s = score(seq, events, times)
             if base is not None:
                 b = score(seq, base_events, base_times)
@@ -320,6 +322,9 @@ def main(argv: list[str] | None = None) -> int:
                   f"{_pct(pl['emit'], 50) / _pct(b['emit'], 50):.2f}, p99 {_pct(pl['emit'], 99) / _pct(b['emit'], 99):.2f}; "
                   f"all frames p99 {_pct(pl['times'], 99) / _pct(b['times'], 99):.2f}, "
                   f"max {max(pl['times'], default=0) / max(max(b['times'], default=0), 1e-9):.2f}")
+            if pl["looks"] and b["looks"]:
+                print(f"[{finder}] worker jobs: baseline CPU median {_pct(b['looks'], 50):.1f} ms ({len(b['looks'])} jobs), "
+                      f"ratio {_pct(pl['looks'], 50) / _pct(b['looks'], 50):.2f}")
     print(f"  machine load average at end: {os.getloadavg()[0]:.1f}")
     return 0
 

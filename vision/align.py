@@ -11,6 +11,7 @@ lies. Nothing here knows what is printed on the face.
 from __future__ import annotations
 
 import functools
+import math
 
 import cv2
 import numpy as np
@@ -97,28 +98,42 @@ def _gauss_newton(t: np.ndarray, img: np.ndarray, warp: np.ndarray, iters: int,
     xs, ys = _grid(h, w)
     tn = _standardise(t.reshape(-1), np.ones(t.size, np.float32))
     weight = np.ones(t.size, np.float32)
+    n = 4 if similar else 6
+    jac = np.empty((n, t.size), np.float32)      # rows: d(residual)/d(parameter), per pixel
     for it in range(iters):
         iw = cv2.warpAffine(img, warp[:2].astype(np.float32), (w, h),
                             flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
         gx = cv2.Sobel(iw, cv2.CV_32F, 1, 0, ksize=3, scale=0.125).reshape(-1)
         gy = cv2.Sobel(iw, cv2.CV_32F, 0, 1, ksize=3, scale=0.125).reshape(-1)
         v = iw.reshape(-1)
-        mu = float((v * weight).sum() / weight.sum())
-        sd = float(np.sqrt(((v - mu) ** 2 * weight).sum() / weight.sum())) + 1e-3
-        vn = (v - mu) / sd
-        r = tn - vn
+        total = float(weight.sum())
+        mu = float(v @ weight) / total
+        dv = v - mu
+        sd = math.sqrt(float((dv * dv) @ weight) / total) + 1e-3
+        r = tn - dv / sd
         if it > 0:        # occluders and glare: pixels that disagree a lot count less
             weight = 1.0 / (1.0 + (r / _ROBUST) ** 2)
-        gx, gy = gx / sd, gy / sd
+        gx /= sd
+        gy /= sd
+        # the Jacobian filled in place, row by row: a stacked (pixels, n) copy each step cost
+        # a third of a fit (bench/vision_live.py's naming job)
         if similar:
-            jac = np.stack([gx * xs + gy * ys, gy * xs - gx * ys, gx, gy], axis=1)
+            np.multiply(gx, xs, out=jac[0])
+            jac[0] += gy * ys
+            np.multiply(gy, xs, out=jac[1])
+            jac[1] -= gx * ys
+            jac[2], jac[3] = gx, gy
         else:
-            jac = np.stack([gx * xs, gx * ys, gx, gy * xs, gy * ys, gy], axis=1)
-        jw = jac * weight[:, None]
-        n = jac.shape[1]
-        jtj = jw.T @ jac
+            np.multiply(gx, xs, out=jac[0])
+            np.multiply(gx, ys, out=jac[1])
+            jac[2] = gx
+            np.multiply(gy, xs, out=jac[3])
+            np.multiply(gy, ys, out=jac[4])
+            jac[5] = gy
+        jw = jac * weight
+        jtj = jw @ jac.T
         hess = jtj + 1e-3 * np.eye(n) * (1.0 + np.trace(jtj) / n)
-        d = np.linalg.solve(hess, jw.T @ r)
+        d = np.linalg.solve(hess, jw @ r)
         if similar:
             d = np.float64([d[0], -d[1], d[2], d[1], d[0], d[3]])
         step = np.float64([[1 + d[0], d[1], d[2]], [d[3], 1 + d[4], d[5]], [0, 0, 1]])

@@ -19,13 +19,18 @@ BLUR = 1.5             # px of blur before comparing (forgives a pixel of misreg
 BORDER = 0.05          # share of each side ignored (rounded corners, the quad's jitter)
 MIN_SEEN = 0.25        # share of a pair's differing pixels that must be seen for a duel on part of a face
 TREND = 12.0           # px sigma of the low-pass removed as lighting
+# The trend is that blur taken at 1/TREND_STEP of the size and scaled back: at full size a blur this
+# wide cost 0.7 of prepare()'s 1.05 ms on a 160x250 face, this way prepare() takes 0.3 ms. On 60
+# drawn faces of three decks the two trends differ by 0.6 % (at most 0.8 %) of the face's contrast
+# inside its border; at 1/4 size 1.5 % (2.2 %) for no further saving (tests/test_duel.py)
+TREND_STEP = 2
 
 
 def prepare(face_bgr: np.ndarray) -> np.ndarray:
     """Grey, lighting-flattened, blurred, zero-mean unit-variance face (float32)."""
     g = face_bgr if face_bgr.ndim == 2 else cv2.cvtColor(face_bgr, cv2.COLOR_BGR2GRAY)
     g = g.astype(np.float32)
-    g = g - cv2.GaussianBlur(g, (0, 0), TREND)
+    g = g - _trend(g)
     g = cv2.GaussianBlur(g, (0, 0), BLUR)
     h, w = g.shape
     by, bx = max(1, int(h * BORDER)), max(1, int(w * BORDER))
@@ -33,6 +38,14 @@ def prepare(face_bgr: np.ndarray) -> np.ndarray:
     out = np.zeros_like(g)
     out[by:h - by, bx:w - bx] = (inner - inner.mean()) / (inner.std() + 1e-3)
     return out
+
+
+def _trend(g: np.ndarray) -> np.ndarray:
+    """The slow change of a grey face (its lighting): a Gaussian of TREND px, at 1/TREND_STEP size."""
+    h, w = g.shape
+    small = cv2.resize(g, (max(1, w // TREND_STEP), max(1, h // TREND_STEP)), interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (0, 0), TREND / TREND_STEP)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
 def duel(face: np.ndarray, a: np.ndarray, b: np.ndarray, visible: np.ndarray | None = None) -> float:

@@ -41,9 +41,10 @@ def order_quads(pts: np.ndarray) -> np.ndarray:
 
 def quad_sides(q: np.ndarray) -> tuple[float, float]:
     """Mean (short, long) side length of an ordered quad."""
-    s = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[3] - q[2])) / 2
-    l = (np.linalg.norm(q[2] - q[1]) + np.linalg.norm(q[0] - q[3])) / 2
-    return float(s), float(l)
+    q = np.asarray(q)
+    d = q[[1, 2, 3, 0]] - q          # the four sides at once (a still asks this ~1,000 times)
+    side = np.sqrt((d * d).sum(axis=1))
+    return float((side[0] + side[2]) / 2), float((side[1] + side[3]) / 2)
 
 
 def face_corners(w: int, h: int) -> np.ndarray:

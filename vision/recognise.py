@@ -12,13 +12,14 @@ at a quad of the wrong shape.
 """
 from __future__ import annotations
 
+import math
+import weakref
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Callable, Collection
 
 import cv2
 import numpy as np
-
-import math
 
 from vision import align
 from vision import corner_index
@@ -91,6 +92,7 @@ CORNER_AGAINST = 0.25      # duel margin by which an index on a named card prefe
 # a coins 10 as the cups 10: tests/vision/test_identify.py; a drawn diamonds 6 named as the
 # spades 6 at 0.84 is still named); real photos showed none.
 LOOKALIKE_CELL = 0.8
+KEPT_WORST = 64            # whole-face worst-cell agreements kept (see Recogniser._worst_cell)
 KP_UNSURE_INLIERS = 14     # keypoint inliers for reporting an unnamed card (below: likely noise)
 SAME_CENTRE = 0.3          # centres closer than this share of the short side: one card
 OUTLINE_SEEN = 0.3         # least share of an outlined card no detection covers for it to be read
@@ -134,6 +136,9 @@ class Recogniser:
         if not labels:
             raise ValueError("profile has no faces")
         self.bank = TemplateBank(labels, faces)
+        # worst-cell agreements of whole faces lately checked, by (descriptor id, template):
+        # a new card's reading is checked once when believed and again after its duels
+        self._worst_kept: OrderedDict[tuple[int, int], tuple[weakref.ref, float]] = OrderedDict()
         # grey faces to align found cards to, in the bank's order (each face at 0° and 180°)
         self.align_templates = []
         for img in faces:
@@ -423,7 +428,7 @@ class Recogniser:
             need = self.threshold if seen > 0.9 else max(self.threshold, PARTIAL_THRESHOLD)
             if a.card == BACK or a.confidence < need or _skew(q, self.profile.aspect) > WHOLE_SKEW:
                 continue
-            if any(_same_card(d.quad, q) for d in rest):
+            if any(_same_cards([d.quad for d in rest], q)):
                 continue            # fitting moved it onto a card found otherwise
             dets = rest
             dets.append(Detection(np.asarray(q, np.float32), a.card, True, a.confidence, a.margin, a.top))
@@ -432,10 +437,10 @@ class Recogniser:
     def _other_cards(self, dets: list[Detection], quad: np.ndarray) -> list[Detection] | None:
         """The detections of other cards than the one at ``quad``; None when a detection of
         that card already has the deck's shape (nothing for an outline to mend)."""
-        same = [d for d in dets if _same_card(d.quad, quad)]
-        if any(_skew(d.quad, self.profile.aspect) <= MAX_SKEW for d in same):
+        same = _same_cards([d.quad for d in dets], quad)
+        if any(_skew(d.quad, self.profile.aspect) <= MAX_SKEW for d, s in zip(dets, same) if s):
             return None
-        return [d for d in dets if not any(d is x for x in same)]
+        return [d for d, s in zip(dets, same) if not s]
 
     def _named_by_duels(self, image, quad: np.ndarray, allowed) -> Detection | None:
         """The face at ``quad`` fitted to its leading enrolled face and named by duels; None
@@ -615,6 +620,19 @@ class Recogniser:
     def _worst_cell(self, desc: Descriptor, index: int, mask: np.ndarray | None) -> float:
         """Gradient agreement (cosine, blank cells agreeing) of the face with template
         ``index`` in its worst-matching visible cell: 1 alike, 0 or less unlike."""
+        if mask is None:
+            key = (id(desc), index)
+            hit = self._worst_kept.get(key)
+            if hit is not None and hit[0]() is desc:
+                return hit[1]
+            worst = self._worst_cell_of(desc, index, None)
+            self._worst_kept[key] = (weakref.ref(desc), worst)
+            if len(self._worst_kept) > KEPT_WORST:
+                self._worst_kept.popitem(last=False)
+            return worst
+        return self._worst_cell_of(desc, index, mask)
+
+    def _worst_cell_of(self, desc: Descriptor, index: int, mask: np.ndarray | None) -> float:
         w, h = FINE
         t = self.bank.shape.raw[index].reshape(2, h // CELL, CELL, w // CELL, CELL)
         f = desc.shape.reshape(2, h // CELL, CELL, w // CELL, CELL)
@@ -778,17 +796,22 @@ def _skew(quad: np.ndarray, aspect: float) -> float:
     return float(abs(np.log(long / max(short, 1.0) / aspect)))
 
 
-def _same_card(a: np.ndarray, b: np.ndarray) -> bool:
-    """Two quads of one card: centres closer than SAME_CENTRE of ``b``'s short side (two
-    cards of a trick overlap, but their centres lie farther apart)."""
-    return bool(np.linalg.norm(a.mean(axis=0) - b.mean(axis=0)) < SAME_CENTRE * quad_sides(b)[0])
+def _same_cards(quads: list[np.ndarray], b: np.ndarray) -> list[bool]:
+    """For each of ``quads``, whether it and ``b`` are quads of one card: centres closer than
+    SAME_CENTRE of ``b``'s short side (two cards of a trick overlap, but their centres lie
+    farther apart). All at once: an outlined still asks this of every detection for each of
+    ~100 outlines."""
+    if not quads:
+        return []
+    centres = np.stack(quads).mean(axis=1)
+    return (np.linalg.norm(centres - b.mean(axis=0), axis=1) < SAME_CENTRE * quad_sides(b)[0]).tolist()
 
 
 def _one_per_card(dets: list[Detection]) -> list[Detection]:
     """Each card once: of detections lying on the same spot, keep the most confident."""
     keep: list[Detection] = []
     for d in sorted(dets, key=lambda d: -d.confidence):
-        if any(_same_card(k.quad, d.quad) for k in keep):
+        if any(_same_cards([k.quad for k in keep], d.quad)):
             continue
         keep.append(d)
     return keep
