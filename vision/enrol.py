@@ -178,9 +178,9 @@ def straighten(img: np.ndarray, name: str = "photo", back: bool = False) -> np.n
     shape = max(h, w) / max(1, min(h, w))
     crop_shaped = CROP_ASPECTS[0] <= shape <= CROP_ASPECTS[1]
     whole = order_quad(face_corners(w, h))
-    if not back and min(abs(np.log(shape / a)) for a in ASPECTS) <= CROP_SHAPE_MATCH:
-        as_crop = _warp(img, whole)
-        if face_looks(as_crop, CROP_RIM_PAPER):
+    if min(abs(np.log(shape / a)) for a in ASPECTS) <= CROP_SHAPE_MATCH:
+        as_crop = crop_alternative(img, back)
+        if as_crop is not None:
             return as_crop   # a card-shaped crop with paper to its edges: the card itself
     quad = largest_card_quad(img, back)
     if quad is not None and cv2.contourArea(quad) > TIGHT * h * w:
@@ -193,6 +193,65 @@ def straighten(img: np.ndarray, name: str = "photo", back: bool = False) -> np.n
         if face_looks(as_crop):
             return as_crop
     return face
+
+
+def crop_alternative(img: np.ndarray, back: bool = False) -> np.ndarray | None:
+    """The whole photo straightened as the card, when it may be a scan or crop of one: card-
+    shaped (CROP_ASPECTS) with card paper all round its edge (CROP_RIM_PAPER); else None. A
+    photo of a card lying on a table has table at its edge (not asked of a ``back``, which
+    may be printed to its edge)."""
+    h, w = img.shape[:2]
+    shape = max(h, w) / max(1, min(h, w))
+    if back or not CROP_ASPECTS[0] <= shape <= CROP_ASPECTS[1]:
+        return None
+    as_crop = _warp(img, order_quad(face_corners(w, h)))
+    return as_crop if face_looks(as_crop, CROP_RIM_PAPER) else None
+
+
+def pack_shaped(raw: list[tuple[str, np.ndarray]], crops: list[np.ndarray | None]
+                ) -> list[tuple[str, np.ndarray]]:
+    """``raw`` (card id, straightened face) with faces replaced by their photo taken whole
+    (``crops``: :func:`crop_alternative` of each photo, None where there is none) where the
+    pack says that photo is a scan or crop of the card.
+
+    A pack's cards all have one shape, which most of its photos show (:func:`pack_aspect`),
+    and a club photographs or scans a whole pack one way. Inside a scan, the rectangle found
+    can be a panel of the picture with a paper rim of its own (a pip area, a court's frame,
+    the ace's medallion). So a photo whose whole is of the pack's shape is taken whole when
+    its face is not of that shape, and then, when most of the pack's photos are taken whole
+    (a scanned pack), whatever its face. Of the 52 Bresciane card scans in ../shared/realdata,
+    21 were enrolled as panels: 15 of another shape (1.28-1.76 long for the pack's 2.05), 6 of
+    nearly its shape (1.82-2.04, half the card or less); each scan taken whole is 2.01-2.17
+    (bench/vision_renders.py enrols them; now none is a panel). A photo of a card on a table has table at its
+    edge, so no alternative (none of the Triestine photos, the deepPoker table photos).
+    """
+    ref = pack_aspect(raw)
+    if ref is None:
+        return raw
+    fits = [crop is not None and not _shape_off(crop, ref) for crop in crops]
+    out = [(card, crop if ok and _shape_off(face, ref) else face)
+           for (card, face), crop, ok in zip(raw, crops, fits)]
+    whole = sum(_same_image(face, crop) for (_, face), crop in zip(out, crops))
+    if whole > sum(card != "back" for card, _ in out) / 2:
+        out = [(card, crop if ok else face) for (card, face), crop, ok in zip(out, crops, fits)]
+    return out
+
+
+def _same_image(a: np.ndarray, b: np.ndarray | None) -> bool:
+    """Whether face ``a`` is the photo taken whole, ``b`` (see :func:`pack_shaped`)."""
+    return b is not None and a.shape == b.shape and bool(np.array_equal(a, b))
+
+
+def pack_aspect(raw: list[tuple[str, np.ndarray]]) -> float | None:
+    """The pack's shape (long / short side): the median of its faces that look like card faces
+    (:func:`face_looks`; the back left out), None when none does."""
+    sound = [f.shape[0] / f.shape[1] for card, f in raw if card != "back" and face_looks(f)]
+    return float(np.median(sound)) if sound else None
+
+
+def _shape_off(face: np.ndarray, ref: float) -> bool:
+    """Whether a straightened face's shape is farther than MAX_SHAPE_OFF from the pack's."""
+    return abs(np.log(face.shape[0] / face.shape[1] / ref)) > MAX_SHAPE_OFF
 
 
 def _warp(img: np.ndarray, quad: np.ndarray) -> np.ndarray:
@@ -261,9 +320,12 @@ def enrol(reference_dir: str | Path, deck_id: str | None = None,
     items = [(card, p) for card, ps in photos.items() for p in ps]
     total = len(items) + len(bad)
     raw: list[tuple[str, np.ndarray]] = []
+    crops: list[np.ndarray | None] = []      # each photo taken whole, when it may be a crop
     for i, (card, p) in enumerate(items):
         try:
-            raw.append((card, straighten(read_image(p), p.name, back=card == "back")))
+            img = read_image(p)
+            raw.append((card, straighten(img, p.name, back=card == "back")))
+            crops.append(crop_alternative(img, back=card == "back"))
         except ImageError:
             bad.append(BadPhoto(p.name, "not a readable image", UNREADABLE_RETAKE))
         except BadPhotos as exc:
@@ -274,7 +336,7 @@ def enrol(reference_dir: str | Path, deck_id: str | None = None,
         raise BadPhotos(bad, total)
     if not raw:
         raise EnrolError(f"{ref}: no photo could be enrolled")
-    profile, suspect = build_profile(deck_id, raw)
+    profile, suspect = build_profile(deck_id, pack_shaped(raw, crops))
     missing = [c for c in cards_of(deck_id) + ("back",) if c not in profile.faces]
     return EnrolReport(profile, missing, lookalikes(profile), len(raw), suspect, bad)
 
@@ -307,17 +369,9 @@ def suspect_faces(raw: list[tuple[str, np.ndarray]]) -> list[str]:
     not found where it lies); a face with no ink is a blank panel or a sheet; a face of
     another shape than the rest is cut off. Backs may be printed to the edge, so they pass.
     """
-    looks = {id(f): face_looks(f) for _, f in raw}
-    sound = [f.shape[0] / f.shape[1] for _, f in raw if looks[id(f)]]
-    ref = float(np.median(sound)) if sound else None
-    out = set()
-    for card, f in raw:
-        if card == "back":
-            continue
-        off = ref is not None and abs(np.log(f.shape[0] / f.shape[1] / ref)) > MAX_SHAPE_OFF
-        if not looks[id(f)] or off:
-            out.add(card)
-    return sorted(out)
+    ref = pack_aspect(raw)
+    return sorted({card for card, f in raw
+                   if card != "back" and (not face_looks(f) or (ref is not None and _shape_off(f, ref)))})
 
 
 def face_looks(face: np.ndarray, rim_paper: float = MIN_RIM_PAPER) -> bool:

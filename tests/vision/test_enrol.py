@@ -171,3 +171,61 @@ def test_a_card_on_a_check_cloth_as_light_as_its_paper_is_enrolled_as_its_face()
         # either way up (a face is stored portrait, turned as it lay)
         corr = max(float((a * x).sum() / np.sqrt((a * a).sum() * (x * x).sum())) for x in (b, b[::-1, ::-1]))
         assert corr > 0.7, card         # the whole photo or a cloth cell: about 0
+
+
+def _scan(face: np.ndarray) -> np.ndarray:
+    """A 270x564 scan (long/short 2.09, as the Bresciane scans) of a card whose print, ``face``,
+    lies inside a wide paper margin: the print's own rectangle is a panel that looks like a card."""
+    scan = np.empty((564, 270, 3), np.uint8)
+    scan[:] = face[2, 2]
+    scan[82:482, 35:235] = cv2.resize(face, (200, 400), interpolation=cv2.INTER_AREA)
+    return scan
+
+
+def test_a_scanned_pack_is_enrolled_whole_where_a_panel_inside_a_scan_looks_like_a_card(tmp_path, monkeypatch):
+    """Bresciane scans (../shared/realdata): inside 21 of 52 scans the rectangle found was a
+    panel of the picture with a paper rim of its own, of another shape than the pack's or of
+    nearly its shape but half the card. Each scan taken whole has the pack's shape, and most
+    of the pack's scans were taken whole: the pack was scanned, so every scan is the card."""
+    import vision.enrol as enrol_mod
+    p = synthetic_profile("trevigiane-52")
+    ref = tmp_path / "scans"
+    ref.mkdir()
+    scans = {}
+    for card in ("coins/2", "coins/5", "cups/7", "swords/king", "batons/3", "batons/knight"):
+        scans[card] = _scan(p.faces[card][0])
+        cv2.imwrite(str(ref / f"{card.replace('/', '_')}.png"), scans[card])
+    panels = {"cups/7": np.float32([[35, 82], [235, 82], [235, 362], [35, 362]]),        # 1.4: another shape
+              "swords/king": np.float32([[35, 82], [235, 82], [235, 482], [35, 482]])}   # 2.0: nearly the pack's
+
+    def found(img, back=False):
+        return next((q for c, q in panels.items() if img.shape == scans[c].shape and np.array_equal(img, scans[c])), None)
+
+    monkeypatch.setattr(enrol_mod, "largest_card_quad", found)
+    whole = {c: enrol_mod.crop_alternative(s) for c, s in scans.items()}
+    for card in panels:      # alone, each of these scans is enrolled as its panel
+        assert not np.array_equal(enrol_mod.straighten(scans[card]), whole[card]), card
+    rep = enrol_mod.enrol(ref, "trevigiane-52")
+    assert not rep.suspect
+    for card in scans:
+        got = rep.profile.faces[card][0]
+        want = cv2.resize(whole[card], (got.shape[1], got.shape[0]), interpolation=cv2.INTER_AREA)
+        assert np.abs(got.astype(int) - want.astype(int)).mean() < 1, card
+
+
+def test_photos_of_cards_on_a_table_keep_the_card_found_in_them():
+    """The pack rule takes a photo whole only where it may be a crop of the pack's shape: a
+    photo with table at its edge has no such alternative; where there is one (a pale table)
+    but no photo was taken whole, a found card of the pack's shape stays, and only a face of
+    another shape gives way to its photo."""
+    from vision.enrol import pack_shaped
+    p = synthetic_profile(DECK)
+    faces = [cv2.resize(p.faces[c][0], (160, 224), interpolation=cv2.INTER_AREA) for c in GOOD]   # 1.4
+    faces[3] = cv2.resize(faces[3], (160, 290), interpolation=cv2.INTER_AREA)                      # 1.81
+    raw = list(zip(GOOD, faces))
+    assert all(a is b for (_, a), (_, b) in zip(pack_shaped(raw, [None] * 4), raw))
+    pale = [np.full((222, 160, 3), 200, np.uint8) for _ in faces]      # each photo whole: 1.39
+    out = pack_shaped(raw, pale)
+    assert [c for c, _ in out] == list(GOOD)
+    assert all(out[i][1] is faces[i] for i in range(3))
+    assert out[3][1] is pale[3]
