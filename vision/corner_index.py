@@ -56,9 +56,10 @@ PAIR_SLACK = 1.6       # how far beyond the templates' own range a pair's propor
 # near a corner of a deck with none pair up in one corner of some cards. Both corners of 100 % of
 # the deepPoker and bidly enrolled faces, 62 % of the 8 Triestine ones; 12-15 % of the Bresciane
 # scans (no index: read, their ornaments claimed cards where none lay, 85-99 phantoms in 24
-# renders, bench/vision_renders.py) and 0-2 % of the drawn faces (/tmp probe, session 29)
+# renders, bench/vision_renders.py) and 0-2 % of the drawn faces (session 29). In either corner
+# (the rule before): deepPoker and bidly 52/52 (48-50 when first measured), Bresciane 36/52,
+# drawn 12/52.
 MIN_SHARE = 0.5
-#   (real decks: 48/52 bidly, 50/52 deepPoker; the drawn stand-in faces, which have none: 12/52)
 SIGN_SOLID = 0.6       # least solidity (area over that of the ellipse of its spread) of a sign blob:
 #   enrolled signs 0.79-0.95 (bidly, deepPoker); keeps a third of a cork deal's blobs
 # A rank glyph with a hole (A, 4, 6, 8, 9, Q, a 10's 0) is read only from a blob with a hole

@@ -22,7 +22,8 @@ TREND = 12.0           # px sigma of the low-pass removed as lighting
 # The trend is that blur taken at 1/TREND_STEP of the size and scaled back: at full size a blur this
 # wide cost 0.7 of prepare()'s 1.05 ms on a 160x250 face, this way prepare() takes 0.3 ms. On 60
 # drawn faces of three decks the two trends differ by 0.6 % (at most 0.8 %) of the face's contrast
-# inside its border; at 1/4 size 1.5 % (2.2 %) for no further saving (tests/test_duel.py)
+# inside its border; at 1/4 size 1.5 % (2.2 %) for no further saving
+# (tests/vision/test_keypoints.py: the duel lighting trend)
 TREND_STEP = 2
 
 

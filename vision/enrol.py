@@ -222,8 +222,9 @@ def pack_shaped(raw: list[tuple[str, np.ndarray]], crops: list[np.ndarray | None
     (a scanned pack), whatever its face. Of the 52 Bresciane card scans in ../shared/realdata,
     21 were enrolled as panels: 15 of another shape (1.28-1.76 long for the pack's 2.05), 6 of
     nearly its shape (1.82-2.04, half the card or less); each scan taken whole is 2.01-2.17
-    (bench/vision_renders.py enrols them; now none is a panel). A photo of a card on a table has table at its
-    edge, so no alternative (none of the Triestine photos, the deepPoker table photos).
+    (bench/vision_renders.py enrols them; now none is a panel). A photo of a card on a table
+    has table at its edge, so no alternative (none of the Triestine photos, the deepPoker
+    table photos).
     """
     ref = pack_aspect(raw)
     if ref is None:
