@@ -29,6 +29,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
 import csv  # noqa: E402
+import hashlib  # noqa: E402
 import json  # noqa: E402
 import shutil  # noqa: E402
 import statistics  # noqa: E402
@@ -200,12 +201,27 @@ def inside(quad: np.ndarray, pt: tuple[float, float]) -> bool:
     return cv2.pointPolygonTest(np.asarray(quad, np.float32).reshape(-1, 1, 2), pt, False) >= 0
 
 
+def vision_source() -> str:
+    """A digest of the vision package's source, kept in the profiles benches enrol: a profile
+    enrolled by other code is enrolled again, not reused (session 28 measured renders on a
+    profile enrolled before outlines entered enrolment, which had since made 21 of the
+    Bresciane scans panels: the reused profile hid it)."""
+    digest = hashlib.sha256()
+    for py in sorted((Path(__file__).resolve().parents[1] / "vision").rglob("*.py")):
+        digest.update(py.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def enrol_folder(photos: dict[str, Path], ref: Path, deck_id: str):
     """Enrol ``photos`` (card id -> photo) as a club would: photos enrolment refuses are left
-    out and listed. Returns the profile (kept beside ``ref`` and reused with --reuse)."""
+    out and listed. Returns the profile (kept beside ``ref`` and reused with --reuse while the
+    vision code is the same)."""
     saved = ref.with_name(ref.name + "-profile")
     if REUSE and (saved / "profile.json").is_file():
-        return Profile.load(saved)
+        kept = Profile.load(saved)
+        if kept.meta.get("vision_source") == vision_source():
+            return kept
+        print(f"  enrolling {ref.name} again: the vision code changed since it was enrolled")
     shutil.rmtree(ref, ignore_errors=True)
     ref.mkdir(parents=True)
     for card, path in photos.items():
@@ -222,6 +238,7 @@ def enrol_folder(photos: dict[str, Path], ref: Path, deck_id: str):
             bad.unlink()
     if report.suspect:
         print(f"  enrol flags (kept): {' '.join(report.suspect)}")
+    report.profile.meta["vision_source"] = vision_source()
     report.profile.save(saved)
     return report.profile
 
