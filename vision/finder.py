@@ -24,7 +24,12 @@ from vision.geometry import order_quad, quad_sides
 WORK_SIZE = 800          # longest side of the working copy
 MAX_CHROMA = 20         # card paper is grey once the image is white-balanced; skin is not
 SOLID_FALLBACK = True
-MIN_SHORT = 0.07         # a card's short side is at least this share of the image's short side
+# a card's short side is at least this share of the image's short side: issue 14 asks for cards
+# 5-100 % of it, and the outlines' MIN_CARD is 0.05 too. At 0.07 the finder dropped cards 40-50 px
+# wide at 720p; at 0.05 the renders' 40-60 px cards are named 72.2 / 51.1 % (Bresciane / deepPoker,
+# were 64.4 / 48.9 %), 0 wrong, 0 phantoms, and every real set and single-card photo gives the same
+# detections (bench/vision_renders.py, bench/vision_realdata.py; session 29)
+MIN_SHORT = 0.05
 
 
 @dataclass

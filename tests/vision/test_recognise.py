@@ -86,6 +86,21 @@ def test_phone_coin_chip_and_paper_are_not_cards():
         d.card is None for d in _rec("french-52").recognise(scene.image))
 
 
+def test_a_card_a_twentieth_of_the_picture_wide_is_found_and_named():
+    """Cards may be 5-100 % of a picture's short side (issue 14): one 42 px wide in 1280x720
+    (5.8 %) is proposed by the finder itself, not only by keypoints, and named."""
+    from vision.finder import find_cards
+    from vision.geometry import quad_sides
+    from vision.synthetic.render import scale_for_width
+    p = synthetic_profile("french-32")
+    rec = Recogniser(p)
+    for i, card in enumerate(("hearts/king", "clubs/9", "spades/ace", "diamonds/7")):
+        scene = render_scene(p, [Placement(card, (640, 360), 20 * i, scale=scale_for_width((1280, 720), p.aspect, 42))],
+                             table="plain", seed=i)
+        assert [abs(quad_sides(c.quad)[0] / 42 - 1) < 0.15 for c in find_cards(scene.image, p.aspect).candidates] == [True], card
+        assert [d.card for d in rec.recognise(scene.image)] == [card]
+
+
 def test_card_of_another_deck_is_never_named():
     # a tarot trump shown to a French profile: abstain (or ignore), never a French id
     tarot = synthetic_profile("tarot-1jj")
