@@ -13,7 +13,7 @@ the same way, and so is the union of the two: what identification has to choose 
 printed: proposals per image, and CPU ms per image of vision.outline.propose (one core).
 
 --triestine enrols the twelve single-card Triestine photos (../shared/realdata) one by one and
-says which are enrolled as a card face (vision.enrol.face_looks, and the deck's shape) and
+says which are enrolled as a card face (vision.paper.face_looks, and the deck's shape) and
 which are flagged (bench/vision_realdata.py's ENROL list says which card each photo shows).
 """
 from __future__ import annotations
@@ -93,7 +93,8 @@ def bench_deck(label: str, profile, textures: list[np.ndarray], scenes: int) -> 
 
 def triestine(realdata: Path, work: Path) -> None:
     import vision_realdata as vr
-    from vision.enrol import EnrolError, face_looks, straighten
+    from vision.enrol import EnrolError, straighten
+    from vision.paper import face_looks
     src = realdata / "italian-triestine-photos"
     print("\nTriestine single-card photos, each straightened as enrolment does:")
     good = 0

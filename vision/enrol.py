@@ -23,6 +23,7 @@ from vision.features import describe
 from vision import outline
 from vision.finder import find_cards, refine_quad
 from vision.geometry import face_corners, order_quad, quad_sides, warp_face
+from vision.paper import face_looks
 from vision.profile import FACE_W, Profile, card_to_stem
 
 IMAGE_EXT = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
@@ -50,8 +51,6 @@ CROP_ASPECTS = (1.25, 2.25)
 # were enrolled as such panels, bench/vision_realdata.py --sets bidly).
 CROP_SHAPE_MATCH = 0.012
 CROP_RIM_PAPER = 0.8    # share of such a photo's rim that must be card paper: rounded corners leave 0.87-0.90 on the bidly singles
-RIM = 0.04              # share of the face's short side checked for card paper at its edge
-MIN_RIM_PAPER = 0.5     # a face whose rim is less paper than this probably shows table
 REFINE_SEARCH = 0.12    # share of the short side searched for each side's edge, as the finder's own refinement
 REFINE_AREA = 0.25      # |log| of the area change beyond which a refined outline is not taken (it found another edge)
 OUTLINE_SIDES = 3       # an outline is a whole card when its four corners were seen and this many of its sides
@@ -373,25 +372,6 @@ def suspect_faces(raw: list[tuple[str, np.ndarray]]) -> list[str]:
     ref = pack_aspect(raw)
     return sorted({card for card, f in raw
                    if card != "back" and (not face_looks(f) or (ref is not None and _shape_off(f, ref)))})
-
-
-def face_looks(face: np.ndarray, rim_paper: float = MIN_RIM_PAPER) -> bool:
-    """A paper rim (at least ``rim_paper`` of it), and ink on paper inside it (see
-    :func:`suspect_faces`)."""
-    h, w = face.shape[:2]
-    lab = cv2.cvtColor(face, cv2.COLOR_BGR2LAB).astype(np.float32)
-    light = lab[..., 0] > np.percentile(lab[..., 0], 90) - 30
-    chroma = np.hypot(lab[..., 1] - 128, lab[..., 2] - 128)
-    paper = light & (chroma < 25)
-    ink = ~light | (chroma > 40)
-    b = max(2, round(RIM * min(h, w)))
-    rim = np.ones((h, w), bool)
-    rim[b:h - b, b:w - b] = False
-    inner = np.zeros((h, w), bool)
-    m = max(2, round(0.12 * min(h, w)))
-    inner[m:h - m, m:w - m] = True
-    ink_inside = float(ink[inner].mean())
-    return bool(paper[rim].mean() >= rim_paper and ink_inside >= 0.02)
 
 
 @dataclass(frozen=True)

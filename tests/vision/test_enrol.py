@@ -101,7 +101,8 @@ def test_difference_region_finds_pips_in_the_middle():
 def test_a_long_scan_with_a_picture_panel_is_enrolled_whole(tmp_path):
     """Scans of narrow Italian cards (long/short 2.1) are tight crops: the court figure's panel
     inside them is not the card."""
-    from vision.enrol import enrol, face_looks
+    from vision.enrol import enrol
+    from vision.paper import face_looks
     ref = tmp_path / "scans"
     ref.mkdir()
     p = synthetic_profile("trevigiane-52")
