@@ -181,6 +181,7 @@ class Tally:
     wrong: int = 0       # a detection named another card there, or a card not in the photo
     unsure: int = 0      # found, not named (or named only elsewhere)
     missed: int = 0
+    extra: int = 0       # single-card photos: detections beyond one (a card reported twice, a phantom)
     ms: list[float] = field(default_factory=list)
 
     def line(self, name: str) -> str:
@@ -188,7 +189,7 @@ class Tally:
         med = statistics.median(self.ms) if self.ms else 0.0
         return (f"{name:34s} cards {self.labelled:4d}  found {self.found:4d}  right {self.right:4d} "
                 f"({100 * self.right / n:5.1f} %)  wrong {self.wrong:3d}  unsure {self.unsure:4d}  "
-                f"missed {self.missed:4d}  {med:6.0f} ms/image")
+                f"missed {self.missed:4d}  extra {self.extra:3d}  {med:6.0f} ms/image")
 
 
 def half_of(card: str, deck: tuple[str, ...]) -> str:
@@ -251,7 +252,8 @@ def save_failure(out: Path, name: str, img: np.ndarray, dets, note: str) -> None
 
 
 def deeppoker(folder: Path, out: Path) -> dict[str, Tally]:
-    """One card per photo: enrol table-*-1.jpg, recognise table-*-{2,3,4}.jpg and peek-*.jpg."""
+    """One card per photo: enrol table-*-1.jpg, recognise table-*-{2,3,4}.jpg, peek-*.jpg and the
+    black-* photos of another design."""
     rows = list(csv.DictReader((folder / "labels.csv").open()))
     for r in rows:
         r["card"] = DEEPPOKER_FIXES.get(r["file"], r["card"])
@@ -300,6 +302,12 @@ def deeppoker(folder: Path, out: Path) -> dict[str, Tally]:
             c.missed += r["card"] not in reads
         _tally(tallies.setdefault(f"deepPoker {kind} {half_of(r['card'], deck)}", Tally()),
                rec, img, r["card"], out, f"deeppoker-{Path(f).stem}")
+    # the flat-on-black photos show another design (European courts) than the enrolled table
+    # photos: a card of a deck not enrolled, reported once (unsure) or named as itself, never as another
+    for r in rows:
+        if r["file"].startswith("black-"):
+            _tally(tallies.setdefault("deepPoker other design (black-*)", Tally()), rec,
+                   cv2.imread(str(folder / r["file"])), r["card"], out, f"deeppoker-{Path(r['file']).stem}")
     return tallies
 
 
@@ -336,8 +344,10 @@ def _tally(t: Tally, rec: Recogniser, img: np.ndarray, want: str, out: Path, nam
     t.wrong += bool(bad)
     t.unsure += bool(dets) and not ok and not bad
     t.missed += not dets
-    if not ok or bad:
-        why = f"want {want}: " + ("WRONG " + ",".join(bad) if bad else "unsure" if dets else "missed")
+    t.extra += max(0, len(dets) - 1)
+    if not ok or bad or len(dets) > 1:
+        why = f"want {want}: " + ("WRONG " + ",".join(bad) if bad else "unsure" if dets and not ok else
+                                  f"{len(dets)} detections" if ok else "missed")
         save_failure(out, name, img, dets, why)
         if bad:
             print(f"  {name}: {why}")
@@ -354,6 +364,7 @@ def _unenrolled(t: Tally, rec: Recogniser, img: np.ndarray, card: str, out: Path
     t.wrong += bool(named)
     t.unsure += len(dets) == 1 and not named
     t.missed += not dets
+    t.extra += max(0, len(dets) - 1)
     if named or len(dets) > 1:
         why = f"{card} not enrolled: " + ("WRONG " + ",".join(named) if named else f"reported {len(dets)} times")
         save_failure(out, name, img, dets, why)
