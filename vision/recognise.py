@@ -31,6 +31,7 @@ from vision.decks import deck_cards, look_alikes, unenrolled_lookalikes
 from vision.features import FINE, INNER, Descriptor, TemplateBank, describe
 from vision.finder import Candidate, FindResult, find_cards
 from vision.geometry import face_corners, order_quad, quad_sides, warp_face
+from vision.paper import face_looks, paper_level
 from vision.profile import Profile
 
 BACK = "back"
@@ -63,7 +64,8 @@ FIT_FLOOR = 0.4            # a pile rectangle matching its best card less than t
 # onto a 3 whose third pip is hidden), so the reading must be surer
 PILE_PARTIAL = 0.85
 FIT_TRUST = 0.03
-NOT_A_CARD = 0.40          # a lone card-shaped region matching nothing this well is not a card
+NOT_A_CARD = 0.40          # a lone card-shaped region matching nothing this well is not a card by its
+#   face alone (Recogniser._with_unmatched still reports one that looks like a printed face)
 # Naming by duels (vision.duel), measured on the tune half of bench/vision_realdata.py:
 DUEL_RIVALS = 4            # best cards by whole-face score that a named card must beat in duels
 DUEL_MARGIN = 0.2          # least duel margin over every rival to name a card (confidence 0.7): right
@@ -96,6 +98,15 @@ KEPT_WORST = 64            # whole-face worst-cell agreements kept (see Recognis
 KP_UNSURE_INLIERS = 14     # keypoint inliers for reporting an unnamed card (below: likely noise)
 SAME_CENTRE = 0.3          # centres closer than this share of the short side: one card
 OUTLINE_SEEN = 0.3         # least share of an outlined card no detection covers for it to be read
+ONE_SIZE = 0.5             # |log| of an unmatched card shape's short side over the named cards' median
+#   beyond which it is no card at the table: named cards of one bidly deal lie within 0.15 of theirs,
+#   the framed pictures of a magazine under three deepPoker table photos at 1.5-1.8; room for a slant
+PAPER_SHADE = 0.7          # least paper lightness of an unmatched card shape, as a share of the named cards'
+#   median: named cards of a still lie at 0.78-1.0 of theirs (vision_renders real and small, six bidly deals;
+#   one card in a hand's shadow, bidly deal 7, at 0.48), the renders' only two such shapes that were
+#   no card (dark cloth, a glare on it) at 0.14 and 0.56
+HALVES_COVER = 0.75        # share of a card two rectangles found as its halves fill (0.79-0.83: the
+#   card's middle lies between them: the 2s and 3s of the 'other design' row of bench/vision_realdata.py)
 CROP_SHAPE = 0.3           # |log| of a picture's aspect over the deck's for it to be read as a tight
 #   crop: loose (a rotated card's crop is squarer, deepPoker crops in bench/vision_realdata.py)
 
@@ -296,6 +307,7 @@ class Recogniser:
         found = find_cards(image_bgr, self.profile.aspect, roi)
         allowed = self._allowed(candidates)
         out: list[Detection] = []
+        blanks: list[Candidate] = []    # whole card shapes that no enrolled face matched
         quads = [c.quad for c in found.candidates]
         for i, cand in enumerate(found.candidates):
             others = quads[:i] + quads[i + 1:]
@@ -308,6 +320,8 @@ class Recogniser:
                 det = self._classify(image_bgr, cand, found, others, allowed, roi)
                 if det is not None:
                     out.append(det)
+                elif cand.whole:
+                    blanks.append(cand)
         out += self._piles(image_bgr, found, allowed, roi)
         looks = iter(self._described([_face_crop(image_bgr, d.quad, self.profile.face_size)
                                       for d in out if d.face_up]))
@@ -335,7 +349,55 @@ class Recogniser:
             kept = _with_corners(kept, reads, self.corners.against)
             if roi is None:
                 kept += _claimed_cards(kept, reads)
+        if roi is None:
+            kept = self._with_unmatched(image_bgr, blanks, kept, allowed)
         return kept
+
+    def _with_unmatched(self, image, blanks: list[Candidate], kept: list[Detection], allowed
+                        ) -> list[Detection]:
+        """``kept`` and the cards of a design not enrolled (another deck's courts and aces
+        match no enrolled face): the whole card shapes the finder found and identification
+        dropped as "not a card" that still look like a printed face (vision.paper: a paper
+        rim around ink, which a table, a phone or a blank sheet lacks), each reported once,
+        unnamed (CONTRACT §4), where no detection lies on them (a part of a card found
+        otherwise, a pip panel, is not another card). Largest first: a court's inner frame
+        is the same card. Half of a card reported unnamed and the other half found here are
+        that card (:func:`_halves_joined`). Where cards are named, one of another size
+        (ONE_SIZE) or with darker paper (PAPER_SHADE) is not a card at this table: a framed
+        picture in a magazine has a paper rim around ink too, and so, to the rim test, has
+        a patch of dark cloth or a glare on it. Whole stills only, as for the other cards
+        only a still reports."""
+        if not blanks:
+            return kept
+        out = list(kept)
+        named = [d.quad for d in kept if d.card is not None]
+        size = float(np.median([quad_sides(q)[0] for q in named])) if named else None
+        paper = float(np.median([paper_level(_face_crop(image, q, self.profile.face_size))
+                                 for q in named])) if named else None
+        for cand in sorted(blanks, key=lambda c: -cv2.contourArea(c.quad)):
+            if size is not None and abs(math.log(quad_sides(cand.quad)[0] / size)) > ONE_SIZE:
+                continue
+            joined = [(k, _halves_joined(d.quad, cand.quad, self.profile.aspect)) for k, d in enumerate(out)
+                      if d.card is None and d.face_up]
+            k, box = next(((k, box) for k, box in joined if box is not None), (-1, None))
+            if box is not None:
+                out[k] = replace(out[k], quad=box)
+                continue
+            # the rectangle fitted to the leading face (the finder's may reach onto a dark
+            # table: deepPoker black-*), or the finder's (fitting a face of another design
+            # can pull a corner onto the table): the first that looks like a card face
+            fitted = self._aligned_read(image, cand.quad, allowed)[1]
+            looks = next(((q, face) for q in (fitted, cand.quad)
+                          if face_looks(face := _face_crop(image, q, self.profile.face_size))), None)
+            if looks is None:
+                continue
+            q, face = looks
+            others = [d.quad for d in out]
+            if (others and _others_mask(q, others) is not None) or \
+                    (paper is not None and paper_level(face) < PAPER_SHADE * paper):
+                continue
+            out.append(Detection(np.asarray(q, np.float32), None, True, 0.0, 0.0))
+        return out
 
     def _guarded(self, image, dets: list[Detection]) -> list[Detection]:
         """``dets`` without the names their faces cannot give: a pip card whose look-alike is
@@ -805,6 +867,18 @@ def _same_cards(quads: list[np.ndarray], b: np.ndarray) -> list[bool]:
         return []
     centres = np.stack(quads).mean(axis=1)
     return (np.linalg.norm(centres - b.mean(axis=0), axis=1) < SAME_CENTRE * quad_sides(b)[0]).tolist()
+
+
+def _halves_joined(a: np.ndarray, b: np.ndarray, aspect: float) -> np.ndarray | None:
+    """The card whose two halves ``a`` and ``b`` are, or None. Half a card has nearly the
+    card's shape (a French card's half 1.43 against 1.4), and the finder can split a plain
+    card along its middle (the 2s, 3s and aces of deepPoker's black-* photos): two quads
+    are halves when the rectangle around both has the deck's shape (MAX_SKEW) and they
+    fill HALVES_COVER of it. Two unnamed cards lying edge to edge are joined too: reported
+    once instead of twice, neither named either way."""
+    box = order_quad(cv2.boxPoints(cv2.minAreaRect(np.vstack([a, b]).astype(np.float32)))).astype(np.float32)
+    fill = cv2.contourArea(np.float32(a)) + cv2.contourArea(np.float32(b))
+    return box if _skew(box, aspect) <= MAX_SKEW and fill >= HALVES_COVER * cv2.contourArea(box) else None
 
 
 def _one_per_card(dets: list[Detection]) -> list[Detection]:

@@ -109,6 +109,72 @@ def test_card_of_another_deck_is_never_named():
     assert all(d.card is None for d in dets)
 
 
+def _other_design(profile, deck_id: str, card: str, as_card: str):
+    """``profile`` with ``as_card``'s face replaced by ``card`` of ``deck_id`` cut to its
+    shape: a card of a design no enrolled face resembles, the shape of the deck's own."""
+    import cv2
+    from vision.profile import Profile
+    h, w = profile.faces[as_card][0].shape[:2]
+    face = cv2.resize(synthetic_profile(deck_id).faces[card][0], (w, h), interpolation=cv2.INTER_AREA)
+    return Profile(profile.deck_id, {**profile.faces, as_card: [face]}, profile.aspect)
+
+
+@pytest.mark.parametrize("table", ["plain", "wood"])
+def test_card_of_a_design_not_enrolled_is_reported_once_unnamed(table):
+    """A card matching no enrolled face at all (a tarot trump's picture on a French card):
+    identification drops its shape as "not a card", yet it has a paper rim around ink, so it
+    is reported once, unnamed (CONTRACT §4); a blank sheet beside it is not."""
+    fr = synthetic_profile("french-52")
+    other = _other_design(fr, "tarot-1jj", "trump/13", "hearts/king")
+    scene = render_scene(other, [Placement("hearts/king", (500, 360), 20)], table=table, seed=9,
+                         stress=MILD, clutter=[Clutter("paper", (1000, 300), 10)])
+    dets = Recogniser(fr).recognise(scene.image)
+    assert [d.card for d in dets] == [None]
+    assert np.linalg.norm(dets[0].quad.mean(axis=0) - (500, 360)) < 30
+
+
+def test_beside_a_named_card_only_a_card_sized_unmatched_shape_is_a_card():
+    """Beside a named card, a card of another design the same size is reported unnamed; the
+    same picture twice the size (a framed picture in a magazine) is not (ONE_SIZE)."""
+    fr = synthetic_profile("french-52")
+    other = _other_design(fr, "tarot-1jj", "trump/13", "hearts/king")
+    rec = Recogniser(fr)
+    for scale, want in ((1.0, ["clubs/9", None]), (2.0, ["clubs/9"])):
+        scene = render_scene(other, [Placement("clubs/9", (350, 360), -10),
+                                     Placement("hearts/king", (850, 360), 20, scale=scale)],
+                             table="plain", seed=9, stress=MILD)
+        dets = sorted(rec.recognise(scene.image), key=lambda d: d.quad[:, 0].mean())
+        assert [d.card for d in dets] == want, scale
+
+
+def test_an_unmatched_shape_darker_than_the_named_cards_paper_is_no_card():
+    """A card-shaped print whose paper is under PAPER_SHADE of the named cards' (a patch of
+    dark cloth, a glare on it: a paper rim to the rim test) is not reported beside them."""
+    from vision.profile import Profile
+    fr = synthetic_profile("french-52")
+    other = _other_design(fr, "tarot-1jj", "trump/13", "hearts/king")
+    rec = Recogniser(fr)
+    for shade, want in ((0.8, ["clubs/9", None]), (0.5, ["clubs/9"])):
+        face = (other.faces["hearts/king"][0] * shade).astype(np.uint8)
+        dim = Profile(fr.deck_id, {**other.faces, "hearts/king": [face]}, fr.aspect)
+        scene = render_scene(dim, [Placement("clubs/9", (350, 360), -10), Placement("hearts/king", (850, 360), 20)],
+                             table="plain", seed=9, stress=MILD)
+        dets = sorted(rec.recognise(scene.image), key=lambda d: d.quad[:, 0].mean())
+        assert [d.card for d in dets] == want, shade
+
+
+def test_two_halves_of_a_card_are_one_card():
+    """The finder can split a plain card along its middle; each half has nearly the card's
+    shape. Two such halves are joined into the card; two cards apart are not."""
+    from vision.recognise import _halves_joined
+    top = np.float32([[0, 0], [63, 0], [63, 43], [0, 43]])
+    bottom = top + np.float32([0, 45])
+    card = _halves_joined(top, bottom, 88 / 63)
+    assert card is not None and abs(np.ptp(card[:, 1]) - 88) < 1 and abs(np.ptp(card[:, 0]) - 63) < 1
+    assert _halves_joined(top, top + np.float32([0, 80]), 88 / 63) is None     # a gap: two cards
+    assert _halves_joined(top, top + np.float32([70, 0]), 88 / 63) is None     # side by side: not card-shaped
+
+
 def test_candidates_restrict_the_answer():
     pl = [Placement("hearts/4", (640, 360), 0)]
     scene = render_scene(synthetic_profile("french-52"), pl, table="plain", seed=1, stress=MILD)
