@@ -86,9 +86,16 @@ def join(segs: np.ndarray, gap: float) -> np.ndarray:
     i = np.repeat(np.arange(n), counts)
     j = (np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)) + i + 1
     a, b = order[i], order[j % n]
-    nrm = np.stack([-u[a, 1], u[a, 0]], axis=1)
-    off = np.maximum(np.abs(((p[b] - p[a]) * nrm).sum(1)), np.abs(((q[b] - p[a]) * nrm).sum(1)))
-    ta, tb = ((p[b] - p[a]) * u[a]).sum(1), ((q[b] - p[a]) * u[a]).sum(1)
+    # a textured table (wood grain) gives thousands of short parallel pieces and a million
+    # pairs: x and y as separate columns, and the pairs whose first end lies off the line
+    # dropped before anything else is computed (the same test, a tenth of the work)
+    ux, uy, px, py, qx, qy = u[:, 0], u[:, 1], p[:, 0], p[:, 1], q[:, 0], q[:, 1]
+    dpx, dpy = px[b] - px[a], py[b] - py[a]
+    near = np.abs(dpx * -uy[a] + dpy * ux[a]) < JOIN_OFFSET
+    a, b, dpx, dpy = a[near], b[near], dpx[near], dpy[near]
+    dqx, dqy = qx[b] - px[a], qy[b] - py[a]
+    off = np.abs(dqx * -uy[a] + dqy * ux[a])
+    ta, tb = dpx * ux[a] + dpy * uy[a], dqx * ux[a] + dqy * uy[a]
     lo, hi_ = np.minimum(ta, tb), np.maximum(ta, tb)
     ok = (off < JOIN_OFFSET) & (lo < L[a] + gap) & (hi_ > -gap)
     a, b = a[ok], b[ok]
@@ -488,11 +495,12 @@ def distinct(quads: np.ndarray) -> np.ndarray:
     if not n:
         return np.zeros(0, int)
     short = np.minimum(np.linalg.norm(q[:, 1] - q[:, 0], axis=1), np.linalg.norm(q[:, 2] - q[:, 1], axis=1))
-    d0 = np.abs(q[:, None] - q[None]).max(axis=(2, 3))
-    d2 = np.abs(q[:, None] - np.roll(q, 2, axis=1)[None]).max(axis=(2, 3))
-    same = np.minimum(d0, d2) < DISTINCT * np.minimum(short[:, None], short[None])
-    kept: list[int] = []
-    for i in range(n):
-        if not same[i, kept].any():
-            kept.append(i)
-    return np.array(kept, int)
+    flat, turned = q.reshape(n, 8), np.roll(q, 2, axis=1).reshape(n, 8)
+    kept = np.zeros(n, int)
+    k = 0
+    for i in range(n):      # each against the few kept so far, not all n x n pairs
+        d = np.minimum(np.abs(flat[i] - flat[kept[:k]]).max(axis=1), np.abs(flat[i] - turned[kept[:k]]).max(axis=1))
+        if not (d < DISTINCT * np.minimum(short[i], short[kept[:k]])).any():
+            kept[k] = i
+            k += 1
+    return kept[:k]
