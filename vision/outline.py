@@ -218,18 +218,16 @@ def _runs_on(P: np.ndarray, arm: np.ndarray, segs: np.ndarray, gap: float) -> np
     p1, p2 = segs[:, :2], segs[:, 2:]
     v = p2 - p1
     u = v / (np.linalg.norm(v, axis=1, keepdims=True) + 1e-9)
+    # the edges parallel to each arm first (a few of them), the rest tested on those only
+    ci, si = np.nonzero(np.abs(arm @ u.T) > np.cos(2 * JOIN_ANGLE))
+    ax, ay = arm[ci, 0], arm[ci, 1]
+    d1x, d1y = p1[si, 0] - P[ci, 0], p1[si, 1] - P[ci, 1]
+    d2x, d2y = p2[si, 0] - P[ci, 0], p2[si, 1] - P[ci, 1]
+    o1, o2 = np.abs(d1x * -ay + d1y * ax), np.abs(d2x * -ay + d2y * ax)
+    t1, t2 = -(d1x * ax + d1y * ay), -(d2x * ax + d2y * ay)     # how far behind the corner, along -arm
+    hit = (np.maximum(o1, o2) < 2 * JOIN_OFFSET) & (np.minimum(t1, t2) < gap) & (np.maximum(t1, t2) > RUN_ON * gap)
     out = np.zeros(len(P), bool)
-    for c in range(0, len(P), 256):             # bounded memory on a busy picture
-        Pc, ac = P[c:c + 256, None, :], arm[c:c + 256, None, :]
-        par = np.abs((u[None] * ac).sum(2)) > np.cos(2 * JOIN_ANGLE)
-        nrm = np.stack([-ac[..., 1], ac[..., 0]], axis=2)
-        o1 = np.abs(((p1[None] - Pc) * nrm).sum(2))
-        o2 = np.abs(((p2[None] - Pc) * nrm).sum(2))
-        t1 = -((p1[None] - Pc) * ac).sum(2)      # how far behind the corner, along -arm
-        t2 = -((p2[None] - Pc) * ac).sum(2)
-        near = np.minimum(t1, t2) < gap
-        far = np.maximum(t1, t2) > RUN_ON * gap
-        out[c:c + 256] = (par & (np.maximum(o1, o2) < 2 * JOIN_OFFSET) & near & far).any(axis=1)
+    out[ci[hit]] = True
     return out
 
 
