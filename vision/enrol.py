@@ -21,7 +21,7 @@ from vision.decks import cards_of, deck_cards
 from vision.errors import EnrolError, ImageError
 from vision.features import describe
 from vision import outline
-from vision.finder import find_cards, refine_quad
+from vision.finder import REFINE_SEARCH, find_cards, refine_quad
 from vision.geometry import face_corners, order_quad, quad_sides, warp_face
 from vision.paper import face_looks
 from vision.profile import FACE_W, Profile, card_to_stem
@@ -51,7 +51,6 @@ CROP_ASPECTS = (1.25, 2.25)
 # were enrolled as such panels, bench/vision_realdata.py --sets bidly).
 CROP_SHAPE_MATCH = 0.012
 CROP_RIM_PAPER = 0.8    # share of such a photo's rim that must be card paper: rounded corners leave 0.87-0.90 on the bidly singles
-REFINE_SEARCH = 0.12    # share of the short side searched for each side's edge, as the finder's own refinement
 REFINE_AREA = 0.25      # |log| of the area change beyond which a refined outline is not taken (it found another edge)
 OUTLINE_SIDES = 3       # an outline is a whole card when its four corners were seen and this many of its sides
 #   are edges in the photo, or all four sides are (a corner on a stripe as light as the card is not seen)

@@ -30,6 +30,50 @@ SOLID_FALLBACK = True
 # were 64.4 / 48.9 %), 0 wrong, 0 phantoms, and every real set and single-card photo gives the same
 # detections (bench/vision_renders.py, bench/vision_realdata.py; session 29)
 MIN_SHORT = 0.05
+# The numbers below were set by hand in Vision I (2026-11-30) on rendered scenes (drawn faces on
+# procedural tables) and have not been measured again one by one on real photographs; the real
+# sets (bench/vision_realdata.py) and the renders of real photographs (bench/vision_renders.py)
+# check them as a whole. Pixels are the working copy's (WORK_SIZE) unless said otherwise.
+# card_mask: paper is lighter than the local table and grey
+TABLE_SIDE = 160         # pixels across the tiny copy the table (and the white balance) is estimated on
+PAPER_LIGHTER = 22       # CIELAB L (0-255) by which paper is lighter than the table's local median
+EDGE_PAPER_DARKER = 25   # ... a region closed off by an edge may be this much darker and still be paper (a light table)
+THIN_LINE = 3            # pixels: light lines this thin (a cloth's weave) are opened away
+OPEN_PER = 160           # the blobs' opening is the working copy's long side over this (5 px at 800)
+SOLID_PER = 110          # ... the wider opening that keeps only solid paper (7 px at 800)
+COMPACT = 0.75           # a blob filling less of its hull than this is not compact (cells of a lined cloth) ...
+COMPACT_AREA = 0.02      # ... when it is larger than this share of the image: its solid paper is used
+EDGE_LOW, EDGE_HIGH = 20, 60    # Canny thresholds of the edges that close paper regions
+PAPER_SHARE = 0.6        # share of a region (or of its rim) that is paper-like for it to be paper
+REGION_MIN = 0.04        # a paper region's side at least this share of the short side ...
+REGION_MAX = 0.3         # ... and its area at most this share of the image
+BRIGHTEST = 99.5         # percentile of the tiny copy's brightness taken as paper by the white balance
+MAX_GAIN = 0.3           # a channel gain off 1 by more than this: no paper in view, no balance
+HOLE_MIN = 50            # pixels: smaller outlines are not filled as open frames
+OPEN_FRAME = 0.5         # an outline filling less of its hull than this is an open frame (a border cut by a hand)
+# find_cards: a blob that is one card rectangle
+SQUARE_TOL = 10          # degrees: a lone blob's polygon corners this near square are its corners
+POLY_EPS = (0.02, 0.03, 0.04, 0.06)   # polygon fits tried, share of the hull's perimeter
+MAX_BLOB = 0.9           # a blob larger than this share of the image is the table, not a card
+RECT_FILL = 0.9          # a blob filling its least rectangle more than this is one card ...
+RAGGED_FILL = 0.85       # ... or, filling more than this, when its hull fills the rectangle HULL_FILL
+HULL_FILL = 0.93         # ... and it fills its hull BLOB_HULL (a ragged outline on a lined cloth;
+BLOB_HULL = 0.92         #     two overlapping cards lose a whole corner to the hull)
+ONE_SHAPE = 0.16         # relative difference of a one-card blob's side ratio from the deck's
+REFINE_SEARCH = 0.12     # refine_quad's search, share of the card's short side, for the finder's cards
+# _size_options: card sizes for a pile with no lone card to measure
+POLY_STEP = 0.012        # polygon fit of a pile's outline, share of its perimeter
+SIZE_LOW, SIZE_HIGH = 0.15, 1.05   # a card's short side between these shares of the pile's least rectangle's
+# refine_quad / _side_edge: a side moved onto the straight step along all of it
+SIDE_SEARCH = 0.07       # default search either side of a side, share of the short side
+INSIDE_LIGHT = 0.02      # the card is light this share of its short side inside its edge (at least 2 px)
+MAX_MOVE = 3             # a refined corner moving more than this many searches is not believed
+SLOPE = 0.03             # a side's slope searched, end-to-end offset as a share of its length
+MIN_STEP = 8.0           # grey levels: a weaker step along a side is no edge ...
+STEP_OF_BEST = 0.4       # ... nor one weaker than this share of the side's strongest
+RUNS_ON = 0.7            # a step past the side's ends this strong (of its own) is a table line running on
+THIN_LINE_LIGHT = 0.5    # the outermost step is a thin light line's outer side when the paper inside it is
+#   darker than this share of the next step's (a blurred thin line is much greyer)
 
 
 @dataclass
@@ -58,26 +102,25 @@ def card_mask(small: np.ndarray) -> np.ndarray:
     L = lab[..., 0]
     chroma = cv2.magnitude((lab[..., 1].astype(np.float32) - 128), (lab[..., 2].astype(np.float32) - 128))
     # table estimate: median over a window much larger than a card, on a tiny copy
-    f = 160.0 / max(h, w)
+    f = float(TABLE_SIDE) / max(h, w)
     tiny = cv2.resize(L, (max(8, int(w * f)), max(8, int(h * f))), interpolation=cv2.INTER_AREA)
     k = (min(tiny.shape) // 2) | 1
     bg = cv2.medianBlur(tiny, max(3, min(k, 255)))
     bg = cv2.resize(bg, (w, h), interpolation=cv2.INTER_LINEAR).astype(np.int16)
-    light = (L.astype(np.int16) - bg) > 22
+    light = (L.astype(np.int16) - bg) > PAPER_LIGHTER
     grey = chroma < MAX_CHROMA
     raw = (light & grey).astype(np.uint8) * 255
-    raw |= _edge_enclosed(L, grey & ((L.astype(np.int16) - bg) > -25))
+    raw |= _edge_enclosed(L, grey & ((L.astype(np.int16) - bg) > -EDGE_PAPER_DARKER))
     # thin light lines (a tablecloth's weave) go before holes are filled; a card's border
     # is wider than this at the working scale
-    t = 3
-    raw = cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((t, t), np.uint8))
+    raw = cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((THIN_LINE, THIN_LINE), np.uint8))
     raw = cv2.morphologyEx(raw, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    k = max(3, int(round(max(h, w) / 160)))
+    k = max(3, int(round(max(h, w) / OPEN_PER)))
     ker = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     thin = cv2.morphologyEx(_fill_holes(raw), cv2.MORPH_OPEN, ker)
     # A light-lined cloth closes cells that hole filling turns into one huge blob. Where a
     # blob is not compact, use instead the solid paper that survives a wider opening.
-    s = max(5, int(round(max(h, w) / 110)))
+    s = max(5, int(round(max(h, w) / SOLID_PER)))
     solid = cv2.morphologyEx(raw, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (s, s)))
     solid = cv2.morphologyEx(_fill_holes(solid), cv2.MORPH_OPEN, ker)
     contours, _ = cv2.findContours(thin, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -87,7 +130,7 @@ def card_mask(small: np.ndarray) -> np.ndarray:
         hull = cv2.contourArea(cv2.convexHull(c))
         part = np.zeros_like(thin)
         cv2.drawContours(part, [c], -1, 255, -1)
-        if SOLID_FALLBACK and hull > 0 and area / hull < 0.75 and area > 0.02 * h * w:
+        if SOLID_FALLBACK and hull > 0 and area / hull < COMPACT and area > COMPACT_AREA * h * w:
             part &= solid
         out |= part
     return out
@@ -100,16 +143,16 @@ def _edge_enclosed(L: np.ndarray, paperish: np.ndarray) -> np.ndarray:
     card's inside, within its frame line), and each closed outline filled whole when its
     rim is paper (a card's own outline with its light margin, whatever the picture).
     """
-    edges = canny(cv2.GaussianBlur(L, (3, 3), 0), 20, 60)
+    edges = canny(cv2.GaussianBlur(L, (3, 3), 0), EDGE_LOW, EDGE_HIGH)
     edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
     inside = (edges == 0).astype(np.uint8)
-    out = _paper_regions(inside, paperish, inside.astype(bool), 0.6)
+    out = _paper_regions(inside, paperish, inside.astype(bool), PAPER_SHARE)
     outlines = np.zeros_like(edges)
     contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cv2.drawContours(outlines, contours, -1, 1, -1)
     outlines = cv2.erode(outlines, np.ones((3, 3), np.uint8))     # the dilated edge's outer rim
     rim = outlines.astype(bool) & ~cv2.erode(outlines, np.ones((7, 7), np.uint8)).astype(bool)
-    out |= _paper_regions(outlines, paperish, rim, 0.6)
+    out |= _paper_regions(outlines, paperish, rim, PAPER_SHARE)
     return cv2.dilate(out, np.ones((3, 3), np.uint8), iterations=1)
 
 
@@ -120,7 +163,7 @@ def _paper_regions(regions: np.ndarray, paperish: np.ndarray, where: np.ndarray,
     h, w = regions.shape
     n, lab, stats, _ = cv2.connectedComponentsWithStats(regions, connectivity=4)
     x, y, bw, bh, area = stats.T
-    fits = ((area >= (0.04 * min(h, w)) ** 2) & (area <= 0.3 * h * w) & (x > 0) & (y > 0)
+    fits = ((area >= (REGION_MIN * min(h, w)) ** 2) & (area <= REGION_MAX * h * w) & (x > 0) & (y > 0)
             & (x + bw < w) & (y + bh < h))
     out = np.zeros((h, w), np.uint8)
     for i in np.nonzero(fits[1:])[0] + 1:
@@ -175,14 +218,14 @@ def canny(img: np.ndarray, low: int, high: int) -> np.ndarray:
 
 def white_balance(img: np.ndarray) -> np.ndarray:
     """Scale channels so the brightest pixels (card paper, usually) come out neutral."""
-    tiny = cv2.resize(img, (160, max(1, round(160 * img.shape[0] / img.shape[1]))),
+    tiny = cv2.resize(img, (TABLE_SIDE, max(1, round(TABLE_SIDE * img.shape[0] / img.shape[1]))),
                       interpolation=cv2.INTER_AREA)
     grey = tiny.max(axis=2)
-    thr = np.percentile(grey, 99.5)
+    thr = np.percentile(grey, BRIGHTEST)
     sel = grey >= thr
     ref = tiny[sel].reshape(-1, 3).astype(np.float32).mean(axis=0) + 1.0
     gains = ref.mean() / ref
-    if np.abs(gains - 1).max() > 0.3:      # no paper in view: leave it alone
+    if np.abs(gains - 1).max() > MAX_GAIN:      # no paper in view: leave it alone
         return img
     return cv2.transform(img, np.diag(gains).astype(np.float32))     # saturating, as uint8
 
@@ -194,11 +237,11 @@ def _fill_holes(mask: np.ndarray) -> np.ndarray:
     cv2.drawContours(out, contours, -1, 255, -1)
     for c in contours:
         area = cv2.contourArea(c)
-        if area < 50:
+        if area < HOLE_MIN:
             continue
         hull = cv2.convexHull(c)
         ha = cv2.contourArea(hull)
-        if area < 0.5 * ha:
+        if area < OPEN_FRAME * ha:
             cv2.fillPoly(out, [hull], 255)
     return out
 
@@ -211,12 +254,12 @@ def _angle(u: np.ndarray, v: np.ndarray) -> float:
 def _single_quad(contour: np.ndarray) -> np.ndarray:
     hull = cv2.convexHull(contour)
     peri = cv2.arcLength(hull, True)
-    for eps in (0.02, 0.03, 0.04, 0.06):
+    for eps in POLY_EPS:
         poly = cv2.approxPolyDP(hull, eps * peri, True)
         if len(poly) == 4:
             p = poly.reshape(4, 2).astype(np.float64)
             angles = [_angle(p[i - 1] - p[i], p[(i + 1) % 4] - p[i]) for i in range(4)]
-            if max(abs(a - 90) for a in angles) < 10:
+            if max(abs(a - 90) for a in angles) < SQUARE_TOL:
                 return order_quad(p)
             break
     return order_quad(cv2.boxPoints(cv2.minAreaRect(contour)))
@@ -261,7 +304,7 @@ def find_cards(image: np.ndarray, aspect: float, roi: tuple[int, int, int, int] 
     complex_: list[np.ndarray] = []
     for c in contours:
         area = cv2.contourArea(c)
-        if area < amin or area > 0.9 * h * w:
+        if area < amin or area > MAX_BLOB * h * w:
             continue
         (cx, cy), (rw, rh), _ = cv2.minAreaRect(c)
         if min(rw, rh) < min_side:
@@ -270,9 +313,9 @@ def find_cards(image: np.ndarray, aspect: float, roi: tuple[int, int, int, int] 
         asp = max(rw, rh) / max(1e-9, min(rw, rh))
         # a ragged outline (a card on a lined cloth) fills its rectangle a little less but
         # its hull still fills it; two overlapping cards lose a whole corner to the hull
-        hull = cv2.contourArea(cv2.convexHull(c)) if 0.85 < rect_fill <= 0.9 else 0.0
-        one = rect_fill > 0.9 or (hull > 0.93 * rw * rh and area > 0.92 * hull)
-        if one and abs(asp - aspect) / aspect < 0.16:
+        hull = cv2.contourArea(cv2.convexHull(c)) if RAGGED_FILL < rect_fill <= RECT_FILL else 0.0
+        one = rect_fill > RECT_FILL or (hull > HULL_FILL * rw * rh and area > BLOB_HULL * hull)
+        if one and abs(asp - aspect) / aspect < ONE_SHAPE:
             singles.append(c)
         else:
             complex_.append(c)
@@ -301,7 +344,7 @@ def _to_full(cands: list[Candidate], full: np.ndarray, scale: float, origin: tup
     for cand in cands:
         q = cand.quad / scale
         if refine:
-            q = refine_quad(grey, q, 0.12)
+            q = refine_quad(grey, q, REFINE_SEARCH)
         if not _sane(q, W, H):
             continue
         q = q + np.float32(origin)
@@ -338,12 +381,12 @@ def _explain_piles(small: np.ndarray, mask: np.ndarray, blobs: list[np.ndarray],
 def _size_options(contour: np.ndarray, aspect: float, min_short: float) -> list[float]:
     """Plausible card short sides for a blob with no lone card to measure."""
     peri = cv2.arcLength(contour, True)
-    poly = cv2.approxPolyDP(contour, max(2.0, 0.012 * peri), True).reshape(-1, 2).astype(np.float64)
+    poly = cv2.approxPolyDP(contour, max(2.0, POLY_STEP * peri), True).reshape(-1, 2).astype(np.float64)
     n = len(poly)
     d = [float(np.linalg.norm(poly[(i + 1) % n] - poly[i])) for i in range(n)]
     opts = sorted(set(round(v, 1) for e in sorted(d)[-4:] for v in (e, e / aspect)))
     (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
-    return [o for o in opts if 0.15 * min(rw, rh) < o <= min(rw, rh) * 1.05 and o >= min_short] \
+    return [o for o in opts if SIZE_LOW * min(rw, rh) < o <= min(rw, rh) * SIZE_HIGH and o >= min_short] \
         or [max(d) / aspect]
 
 
@@ -356,7 +399,7 @@ def _sane(q: np.ndarray, w: int, h: int) -> bool:
     return cv2.contourArea(q.astype(np.float32).reshape(-1, 1, 2)) > 16
 
 
-def refine_quad(image: np.ndarray, quad: np.ndarray, search: float = 0.07) -> np.ndarray:
+def refine_quad(image: np.ndarray, quad: np.ndarray, search: float = SIDE_SEARCH) -> np.ndarray:
     """Move each side of ``quad`` onto the card's edge nearby (full resolution).
 
     A side's edge is a straight step, lighter inside, along the whole side: a low quantile
@@ -375,7 +418,7 @@ def refine_quad(image: np.ndarray, quad: np.ndarray, search: float = 0.07) -> np
         a, b = q[i], q[(i + 1) % 4]
         if np.linalg.norm(b - a) < 4:
             return quad.astype(np.float32)
-        lines.append(_side_edge(grey, a, b, c, r, max(2, int(round(0.02 * short)))))
+        lines.append(_side_edge(grey, a, b, c, r, max(2, int(round(INSIDE_LIGHT * short)))))
     out = []
     for i in range(4):
         p1, t1 = lines[i - 1]
@@ -387,7 +430,7 @@ def refine_quad(image: np.ndarray, quad: np.ndarray, search: float = 0.07) -> np
         s = np.linalg.solve(m, p2 - p1)
         out.append(p1 + s[0] * t1)
     out = np.array(out)
-    if not np.isfinite(out).all() or np.abs(out - q).max() > 3 * r:
+    if not np.isfinite(out).all() or np.abs(out - q).max() > MAX_MOVE * r:
         return quad.astype(np.float32)
     return out.astype(np.float32)
 
@@ -407,7 +450,7 @@ def _side_edge(grey: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.ndarray, r:
     nrm = np.array([-t[1], t[0]])
     if np.dot(nrm, (a + b) / 2 - c) < 0:
         nrm = -nrm
-    tilt = max(1, int(round(min(0.03 * length, r))))            # slope: end-to-end offset, px
+    tilt = max(1, int(round(min(SLOPE * length, r))))            # slope: end-to-end offset, px
     reach = int(np.ceil(r)) + tilt + max(margin, 3)
     offs = np.arange(-reach, reach + 1, dtype=np.float64)
     ts = np.concatenate([_ALONG, _BEYOND])
@@ -434,10 +477,10 @@ def _side_edge(grey: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.ndarray, r:
     j = along.argmax(axis=0)                                   # best slope per offset
     col = np.arange(n_off)
     strength = along[j, col]
-    ok = strength > max(8.0, 0.4 * strength.max())
+    ok = strength > max(MIN_STEP, STEP_OF_BEST * strength.max())
     ok[[0, -1]] = False                                        # a peak, not a search limit
     ok[1:-1] &= (strength[1:-1] >= strength[:-2]) & (strength[1:-1] >= strength[2:])
-    ok &= beyond[j, col] < 0.7 * strength                      # not a table line running on
+    ok &= beyond[j, col] < RUNS_ON * strength                  # not a table line running on
     if not ok.any():
         return a, t
     # the outermost step, unless it is the outer side of a thin light line: inside a
@@ -450,7 +493,7 @@ def _side_edge(grey: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.ndarray, r:
     for n in range(len(cand) - 1, -1, -1):
         o = int(cand[n])
         inner = np.nonzero(cand <= o - max(3, margin))[0]
-        if not len(inner) or plateau[n] - dark[n] >= 0.5 * (plateau[inner[-1]] - dark[n]):
+        if not len(inner) or plateau[n] - dark[n] >= THIN_LINE_LIGHT * (plateau[inner[-1]] - dark[n]):
             break
     sub = 0.0
     if 0 < o < n_off - 1:

@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import order_quad, order_quads, square_meetings
+from vision.outline import ARM_SLACK
 
 MIN_SEGMENT = 0.045      # shortest straight edge kept, share of the image's short side
 CORNER_GAP = 0.025       # how far a side may stop short of its corner (rounded corners), same
@@ -27,6 +28,38 @@ MIN_NEW = 0.25           # ... and, to be kept by geometry alone, this much not 
 OUTLINE_TOL = 0.008      # how far an outline may stray from a straight run (image short sides)
 ARM_SHARE = 1.06         # a card's long side over the longest straight edge seen along it
 ARM_MAX = 1.08           # no straight edge from a corner is longer than this many long sides
+# The numbers below were set by hand in Vision I (2026-11-30) on rendered piles (drawn faces) and
+# have not been measured again one by one on real photographs; bench/vision_realdata.py (bidly's
+# fanned deals) and bench/vision_renders.py check them as a whole. Lengths are working-copy pixels
+# or shares of its short side (``short``: the card's short side).
+PARALLEL = 0.985         # |cos| of two edges' directions for them to be parallel (within ~10°)
+SAME_ARM = 0.97          # cos between two corners' arms for them to point the same way (~14°)
+ALONG_SIDE = 0.995       # cos between a corner's arm and the line to another corner for both to end one side (~6°)
+RUN_SEEN = 0.01          # an outline run lies along a detected edge within twice this share of the short side
+INSIDE_PROBE = 0.02      # share of the short side inside a corner where the mask must be card
+ARM_END = 0.3            # an edge ends at a corner within this share of its length (at most CORNER_GAP)
+MERGE_GAPS = 0.5         # corners closer than this many corner gaps, with the same arms: one corner
+FRAME_GAP = 1.5          # a like corner within this many corner gaps outward ...
+FRAME_DIAGONAL = 0.9     # ... along the corner's diagonal (cos) makes this one a printed frame's
+MIN_SIDE = 3             # corner gaps: two corners closer than this are no whole side
+ARM_HALF = 0.5           # a whole side's corner has an edge along at least this share of it
+ARM_BETTER = 0.15        # the longest edge's size is taken when it explains this share more of the edges seen
+WHOLE_ARM = (0.8, 1.02)  # an edge from a corner this share of a card's side is that side, nearly whole
+SIDE_POINTS = np.linspace(0.05, 0.95, 12)   # points along a quad's side checked for an edge along it
+ON_EDGE = 2.5            # pixels off an edge's line for a point to lie on it ...
+EDGE_RUN = 2             # ... and pixels past its ends
+SNAP_OVERLAP = 0.3       # an edge overlaps this share of a side's half-length to move it
+SNAP_REACH = 0.07        # share of the short side an edge may lie off a side to move it
+SNAP_BAND = 1.5          # pixels: the edges this near the outermost one are averaged
+SIZE_AGREES = 0.1        # two inner edges this near the card's size apart are its sides
+SIZE_SNUG = (0.98, 1.05)  # any two edges this near its size apart are its sides
+BEYOND_POINTS = np.linspace(0.2, 0.8, 5)    # points along an edge checked for table beyond it ...
+BEYOND_STEP = 3          # ... this many pixels out
+PRE_COVER = 0.1          # rectangles are snapped when their cover is at most this short of MIN_COVER
+NEAR_EDGES = 0.2         # share of the short side around a rectangle whose edges may move it
+ONE_CARD_CENTRE = 0.25   # rectangles with centres this share of the short side apart ...
+SAME_TURN = np.radians(12)   # ... and sides this near parallel are one card
+SPILL = 1.5              # weight of rectangle area outside the blobs against the area inside
 
 Coverage = Callable[[np.ndarray, np.ndarray], float]
 
@@ -74,7 +107,7 @@ def segments(grey: np.ndarray, region: np.ndarray) -> np.ndarray:
         out.append(s[near[mid[:, 1], mid[:, 0]] > 0])
     lsd = np.concatenate(out).astype(np.float64) if out else np.zeros((0, 4))
     runs = _outline_runs(region, min_len).astype(np.float64)
-    return np.concatenate([lsd, runs[~_seen(runs, lsd, 0.01 * min(h, w))]])
+    return np.concatenate([lsd, runs[~_seen(runs, lsd, RUN_SEEN * min(h, w))]])
 
 
 def _seen(runs: np.ndarray, segs: np.ndarray, tol: float) -> np.ndarray:
@@ -89,7 +122,7 @@ def _seen(runs: np.ndarray, segs: np.ndarray, tol: float) -> np.ndarray:
     rel = (runs[:, :2] + runs[:, 2:])[:, None] / 2 - p1[None]
     along = (rel * u[None]).sum(-1)
     off = np.abs(rel[..., 0] * u[None, :, 1] - rel[..., 1] * u[None, :, 0])
-    par = np.abs(ru @ u.T) > 0.985
+    par = np.abs(ru @ u.T) > PARALLEL
     return (par & (off < tol * 2) & (along > 0) & (along < L[None])).any(axis=1)
 
 
@@ -119,7 +152,7 @@ def corners(segs: np.ndarray, mask: np.ndarray) -> list[Corner]:
     aj, okj = _arm(tj, L[j], gap)
     a = u[i] * ai[:, None]
     b = u[j] * aj[:, None]
-    inside = np.round(P + 0.02 * min(h, w) * (a + b)).astype(int)
+    inside = np.round(P + INSIDE_PROBE * min(h, w) * (a + b)).astype(int)
     inb = (inside[:, 0] >= 0) & (inside[:, 0] < w) & (inside[:, 1] >= 0) & (inside[:, 1] < h)
     ok = oki & okj & inb
     ok[ok] = mask[inside[ok, 1], inside[ok, 0]] > 0
@@ -129,7 +162,7 @@ def corners(segs: np.ndarray, mask: np.ndarray) -> list[Corner]:
 
 def _arm(t: np.ndarray, length: np.ndarray, gap: float) -> tuple[np.ndarray, np.ndarray]:
     """(+1 or -1: the direction away from the corner, whether it lies at a segment end)."""
-    g = np.minimum(gap, 0.3 * length)
+    g = np.minimum(gap, ARM_END * length)
     start = np.abs(t) < g
     end = np.abs(t - length) < g
     return np.where(start, 1.0, -1.0), start | end
@@ -144,7 +177,7 @@ def _merge(cs: list[Corner], gap: float) -> list[Corner]:
     kept: list[int] = []            # compared with the kept ones at once (hundreds of corners)
     for k in range(len(cs)):
         if kept:
-            near = np.asarray(kept)[np.linalg.norm(p[kept] - p[k], axis=1) < 0.5 * gap]
+            near = np.asarray(kept)[np.linalg.norm(p[kept] - p[k], axis=1) < MERGE_GAPS * gap]
             if len(near) and _same_arms_any(a[k], b[k], a[near], b[near]).any():
                 continue
         kept.append(k)
@@ -161,9 +194,9 @@ def _outermost(cs: list[Corner], gap: float) -> list[Corner]:
         diag = (c.a + c.b) / np.linalg.norm(c.a + c.b)
         d = c.p - p
         dist = np.linalg.norm(d, axis=1)
-        near = (dist > 0) & (dist < 1.5 * gap)
+        near = (dist > 0) & (dist < FRAME_GAP * gap)
         near[k] = False
-        near &= d @ diag > 0.9 * dist
+        near &= d @ diag > FRAME_DIAGONAL * dist
         if not (near.any() and _same_arms_any(c.a, c.b, a[near], b[near]).any()):
             out.append(c)
     return out
@@ -171,7 +204,7 @@ def _outermost(cs: list[Corner], gap: float) -> list[Corner]:
 
 def _same_arms_any(ca: np.ndarray, cb: np.ndarray, oa: np.ndarray, ob: np.ndarray) -> np.ndarray:
     """Whether one corner has the same two arm directions (either way round) as each of' many corners (rows)."""
-    return ((oa @ ca > 0.97) & (ob @ cb > 0.97)) | ((ob @ ca > 0.97) & (oa @ cb > 0.97))
+    return ((oa @ ca > SAME_ARM) & (ob @ cb > SAME_ARM)) | ((ob @ ca > SAME_ARM) & (oa @ cb > SAME_ARM))
 
 
 def full_sides(cs: list[Corner], gap: float, mask: np.ndarray) -> list[tuple[float, float]]:
@@ -183,15 +216,15 @@ def full_sides(cs: list[Corner], gap: float, mask: np.ndarray) -> list[tuple[flo
         for o in cs[m + 1:]:
             d = o.p - c.p
             e = float(np.linalg.norm(d))
-            if e < 3 * gap:
+            if e < MIN_SIDE * gap:
                 continue
             t = d / e
             for ca, cb, la, lb in ((c.a, c.b, c.la, c.lb), (c.b, c.a, c.lb, c.la)):
-                if ca @ t < 0.995 or la < 0.5 * e:
+                if ca @ t < ALONG_SIDE or la < ARM_HALF * e:
                     continue
                 for oa, ob, olb in ((o.a, o.b, o.lb), (o.b, o.a, o.la)):
                     # o's side runs back to c, and the card lies on the same side of it
-                    if oa @ t < -0.995 and ob @ cb > 0.97 and \
+                    if oa @ t < -ALONG_SIDE and ob @ cb > SAME_ARM and \
                             _outline(mask, np.concatenate([c.p, o.p])[None], -cb):
                         out.append((e, max(lb, olb)))
     return out
@@ -223,7 +256,7 @@ def card_shorts(cs: list[Corner], gap: float, aspect: float, mask: np.ndarray) -
     # rounding of its corners): a size of its own when the sides taken for whole were
     # cut short (by a hand, by a card on top) and the edges seen agree with it far better
     arm = float(arms.max()) * ARM_SHARE / aspect
-    if best and _arm_fit(arms, arm, aspect) > max(_arm_fit(arms, b, aspect) for b in best) + 0.15:
+    if best and _arm_fit(arms, arm, aspect) > max(_arm_fit(arms, b, aspect) for b in best) + ARM_BETTER:
         best.append(arm)
     return best
 
@@ -231,8 +264,9 @@ def card_shorts(cs: list[Corner], gap: float, aspect: float, mask: np.ndarray) -
 def _arm_fit(arms: np.ndarray, short: float, aspect: float) -> float:
     """Share of the edges seen from corners that look like a nearly whole side of a card
     of this size (those cut short by other cards look like nothing in particular)."""
-    whole = ((arms > 0.8 * short) & (arms < 1.02 * short)) | \
-        ((arms > 0.8 * short * aspect) & (arms < 1.02 * short * aspect))
+    lo, hi = WHOLE_ARM
+    whole = ((arms > lo * short) & (arms < hi * short)) | \
+        ((arms > lo * short * aspect) & (arms < hi * short * aspect))
     return float(whole.mean())
 
 
@@ -252,7 +286,7 @@ def rectangles(cs: list[Corner], short: float, aspect: float) -> np.ndarray:
     long = short * aspect
     quads, fits = [], []
     for sa, sb in ((long, short), (short, long)):
-        fits.append(~((la > sa * 1.12) | (lb > sb * 1.12)))
+        fits.append(~((la > sa * ARM_SLACK) | (lb > sb * ARM_SLACK)))
         quads.append(np.stack([p, p + a * sa, p + a * sa + b * sb, p + b * sb], axis=1))
     keep = np.stack(fits, axis=1).reshape(-1)          # corner by corner, both ways each
     return order_quads(np.stack(quads, axis=1).reshape(-1, 4, 2)[keep])
@@ -266,15 +300,15 @@ def edge_support(quads: np.ndarray, segs: np.ndarray, near: np.ndarray) -> np.nd
     v = segs[:, 2:] - p1
     L = np.linalg.norm(v, axis=1) + 1e-9
     u = v / L[:, None]
-    t = np.linspace(0.05, 0.95, 12)
+    t = SIDE_POINTS
     e = np.roll(q, -1, axis=1) - q                                   # (R, 4, 2) the sides
     unit = e / (np.linalg.norm(e, axis=2, keepdims=True) + 1e-9)
-    r, k, j = np.nonzero(near[:, None, :] & (np.abs(unit @ u.T) > 0.985))   # parallel edges
+    r, k, j = np.nonzero(near[:, None, :] & (np.abs(unit @ u.T) > PARALLEL))   # parallel edges
     pts = q[r, k][:, None, :] + t[None, :, None] * e[r, k][:, None, :]     # (pairs, 12, 2)
     rel = pts - p1[j][:, None, :]
     along = (rel * u[j][:, None, :]).sum(-1)
     off = np.abs(rel[..., 0] * u[j, 1][:, None] - rel[..., 1] * u[j, 0][:, None])
-    on = (off < 2.5) & (along > -2) & (along < L[j][:, None] + 2)
+    on = (off < ON_EDGE) & (along > -EDGE_RUN) & (along < L[j][:, None] + EDGE_RUN)
     hit = np.zeros((len(q), 4, len(t)), np.int32)        # edges along each point of each side
     np.add.at(hit, (r, k), on.astype(np.int32))
     return (hit > 0).sum(axis=(1, 2)) / (4 * len(t))
@@ -309,12 +343,12 @@ def snap(quads: np.ndarray, segs: np.ndarray, near: np.ndarray, mask: np.ndarray
         hw = half[:, 1 - ax, None]          # sides across axis ax run along the other axis
         along = proj[..., 1 - ax]
         over = np.minimum(along + L / 2, hw) - np.maximum(along - L / 2, -hw)
-        base = near & (np.abs(ue[..., 1 - ax]) > 0.985) & (over > 0.3 * hw)
+        base = near & (np.abs(ue[..., 1 - ax]) > PARALLEL) & (over > SNAP_OVERLAP * hw)
         for sign in (1, -1):
             off = proj[..., ax] * sign - half[:, ax, None]
-            ok = base & (np.abs(off) < 0.07 * short)
+            ok = base & (np.abs(off) < SNAP_REACH * short)
             top = np.where(ok, off, -np.inf).max(axis=1, keepdims=True)
-            sel = ok & (off > top - 1.5)
+            sel = ok & (off > top - SNAP_BAND)
             n = sel.sum(axis=1)
             r, j = np.nonzero(sel)
             beyond = np.bincount(r, _beyond(mask, segs[j], e[r, ax] * sign).sum(axis=1), len(q))
@@ -345,8 +379,8 @@ def snap(quads: np.ndarray, segs: np.ndarray, near: np.ndarray, mask: np.ndarray
             rim = {sg: bool(sides[ax, sg][2][r]) for sg in at}
             if len(at) == 2:
                 size = (at[1] - at[-1]) / (2 * hr[ax])
-                if all(rim.values()) or (not any(rim.values()) and abs(size - 1) < 0.1) \
-                        or 0.98 < size < 1.05:
+                if all(rim.values()) or (not any(rim.values()) and abs(size - 1) < SIZE_AGREES) \
+                        or SIZE_SNUG[0] < size < SIZE_SNUG[1]:
                     shift += e[r, ax] * (at[1] + at[-1]) / 2
                     hr[ax] = (at[1] - at[-1]) / 2
                     continue
@@ -366,8 +400,8 @@ def _beyond(mask: np.ndarray, segs: np.ndarray, out: np.ndarray) -> np.ndarray:
     """(n, 5): whether the table (not card) lies just beyond 5 points along each of n edges
     (n, 4), each on its side ``out`` (n, 2)."""
     h, w = mask.shape
-    t = np.linspace(0.2, 0.8, 5)
-    pts = segs[:, None, :2] + t[None, :, None] * (segs[:, None, 2:] - segs[:, None, :2]) + 3 * out[:, None]
+    t = BEYOND_POINTS
+    pts = segs[:, None, :2] + t[None, :, None] * (segs[:, None, 2:] - segs[:, None, :2]) + BEYOND_STEP * out[:, None]
     p = np.round(pts).astype(int)
     inb = (p[..., 0] >= 0) & (p[..., 0] < w) & (p[..., 1] >= 0) & (p[..., 1] < h)
     beyond = np.zeros(inb.shape, bool)
@@ -383,10 +417,10 @@ def _outline(mask: np.ndarray, segs: np.ndarray, out: np.ndarray) -> bool:
 def hypotheses(cs: list[Corner], segs: np.ndarray, mask: np.ndarray, short: float,
                aspect: float, coverage: Coverage) -> list[Hypothesis]:
     """The corners' card rectangles that the mask supports, one per card, best first."""
-    raw = [q for q in rectangles(cs, short, aspect) if coverage(mask, q) >= MIN_COVER - 0.1]
+    raw = [q for q in rectangles(cs, short, aspect) if coverage(mask, q) >= MIN_COVER - PRE_COVER]
     if not raw:
         return []
-    near = _near(np.array(raw), segs, 0.2 * short)
+    near = _near(np.array(raw), segs, NEAR_EDGES * short)
     snapped = snap(np.array(raw), segs, near, mask, short)
     cover = np.array([coverage(mask, q) for q in snapped])
     ok = np.flatnonzero(cover >= MIN_COVER)
@@ -415,8 +449,8 @@ def _distinct(quads: list[np.ndarray], short: float) -> list[np.ndarray]:
     c = q.mean(axis=1)
     d = q[:, 2] - q[:, 1]
     d /= np.linalg.norm(d, axis=1, keepdims=True) + 1e-9
-    near = np.linalg.norm(c[:, None] - c[None], axis=2) < 0.25 * short
-    para = np.abs(d @ d.T) > np.cos(np.radians(12))
+    near = np.linalg.norm(c[:, None] - c[None], axis=2) < ONE_CARD_CENTRE * short
+    para = np.abs(d @ d.T) > np.cos(SAME_TURN)
     same = near & para
     keep: list[int] = []
     for i in range(len(quads)):
@@ -445,4 +479,4 @@ def fit(region: np.ndarray, quads: list[np.ndarray]) -> float:
         cv2.fillPoly(cover, [np.round(q).astype(np.int32)], 255)
     n = max(1, int(np.count_nonzero(region)))
     inside = np.count_nonzero(cover & region)
-    return (inside - 1.5 * (np.count_nonzero(cover) - inside)) / n
+    return (inside - SPILL * (np.count_nonzero(cover) - inside)) / n
