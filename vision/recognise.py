@@ -58,6 +58,9 @@ MAX_SKEW = 0.1             # |log| of a partly seen card's quad aspect over the 
 WHOLE_SKEW = 0.2           # ... of any card's quad: named cards of the deepPoker table photos (slanted phone
 #   shots, bench/vision_realdata.py) lie within 0.17; a Bresciane 8 of coins cut to 6 of its coins, 0.25
 PARTIAL_THRESHOLD = 0.76   # confidence needed for a card read from a partly covered face
+WHOLE_SEEN = 0.9           # ... a face seen more than this share is judged as a whole one
+ALL_SEEN = 0.97            # a face the finder's mask shows this much of is read without a mask
+READ_PART = 0.2            # a visible part smaller than this share of the face is not read on its own
 FIT_FLOOR = 0.4            # a pile rectangle matching its best card less than this is not fitted
 # a partly hidden card of a pile that fitting moved by more than FIT_TRUST of its short
 # side (or that could not be fitted at all): the fit favours the face it was fitted to (a 2 fitted
@@ -107,6 +110,12 @@ PAPER_SHADE = 0.7          # least paper lightness of an unmatched card shape, a
 #   no card (dark cloth, a glare on it) at 0.14 and 0.56
 HALVES_COVER = 0.75        # share of a card two rectangles found as its halves fill (0.79-0.83: the
 #   card's middle lies between them: the 2s and 3s of the 'other design' row of bench/vision_realdata.py)
+PIECE_AREA = 0.75          # an unnamed quad at most this share of a named card's area ...
+PIECE_INSIDE = 0.8         # ... with this share of it inside that card is a piece of it (_part_of).
+#   The second detections of four deepPoker tight crops (bench/vision_realdata.py): 0.02-0.40 of the
+#   named card's area, 0.97-1.0 inside it; unnamed cards overlapping named ones (12 pairs in 18 renders
+#   of bench/vision_stills.py --speed and stress scenes, 1 in 72 real photos): 0.92-1.09 of the area,
+#   at most 0.30 inside
 CROP_SHAPE = 0.3           # |log| of a picture's aspect over the deck's for it to be read as a tight
 #   crop: loose (a rotated card's crop is squarer, deepPoker crops in bench/vision_realdata.py)
 
@@ -261,7 +270,7 @@ class Recogniser:
         for h, (desc, face) in zip(hyps, looks):
             short, _ = quad_sides(h.quad)
             c = h.quad.mean(axis=0)
-            if any(np.linalg.norm(d.quad.mean(axis=0) - c) < 0.3 * short for d, _ in out):
+            if any(np.linalg.norm(d.quad.mean(axis=0) - c) < SAME_CENTRE * short for d, _ in out):
                 continue
             a = self._decide(face, allowed, desc)
             named = a.confidence >= self.threshold
@@ -351,7 +360,7 @@ class Recogniser:
                 kept += _claimed_cards(kept, reads)
         if roi is None:
             kept = self._with_unmatched(image_bgr, blanks, kept, allowed)
-        return kept
+        return _without_pieces(kept)
 
     def _with_unmatched(self, image, blanks: list[Candidate], kept: list[Detection], allowed
                         ) -> list[Detection]:
@@ -487,7 +496,7 @@ class Recogniser:
             cover = _others_mask(q, others) if others else None
             seen = 1.0 if cover is None else float(cover.mean())
             a = self._decide(_face_crop(image, q, self.profile.face_size), allowed, desc, cover)
-            need = self.threshold if seen > 0.9 else max(self.threshold, PARTIAL_THRESHOLD)
+            need = self.threshold if seen > WHOLE_SEEN else max(self.threshold, PARTIAL_THRESHOLD)
             if a.card == BACK or a.confidence < need or _skew(q, self.profile.aspect) > WHOLE_SKEW:
                 continue
             if any(_same_cards([d.quad for d in rest], q)):
@@ -560,7 +569,7 @@ class Recogniser:
                 p.moved = moved
                 continue
             pieces.remove(p)
-            need = self.threshold if p.seen > 0.9 else max(
+            need = self.threshold if p.seen > WHOLE_SEEN else max(
                 self.threshold, PILE_PARTIAL if p.moved > FIT_TRUST else PARTIAL_THRESHOLD)
             if p.answer.confidence < need:
                 continue
@@ -579,7 +588,7 @@ class Recogniser:
                ) -> "_Piece":
         vis = _visible_mask(quad, found, roi)
         return _Piece(quad, describe(_face_crop(image, quad, FACE)),
-                      None if vis.mean() >= 0.97 else vis, fitted)
+                      None if vis.mean() >= ALL_SEEN else vis, fitted)
 
     def _read(self, pieces: list["_Piece"], above: list[np.ndarray], allowed) -> None:
         """Each piece's best reading (whole face, visible part, part not under ``above``)
@@ -600,7 +609,7 @@ class Recogniser:
         # A lone whole rectangle that no other found card overlaps is all there, even when
         # the finder's mask is broken up (a lined cloth) and so reports it partly seen.
         lone = cand.whole and (not others or _others_mask(quad, others) is None)
-        need = self.threshold if (seen > 0.9 or lone) else max(self.threshold, PARTIAL_THRESHOLD)
+        need = self.threshold if (seen > WHOLE_SEEN or lone) else max(self.threshold, PARTIAL_THRESHOLD)
         return _verdict(quad, best, need, cand.whole)
 
     def _best_answer(self, image, cand: Candidate, found: FindResult, others, allowed, roi
@@ -758,7 +767,7 @@ class _Piece:
 
 def _clash(p: _Piece, det: Detection, short: float) -> bool:
     """A piece that cannot be another card besides ``det``: the same spot, or its name."""
-    if np.linalg.norm(p.quad.mean(axis=0) - det.quad.mean(axis=0)) < 0.3 * short:
+    if np.linalg.norm(p.quad.mean(axis=0) - det.quad.mean(axis=0)) < SAME_CENTRE * short:
         return True
     return det.card is not None and p.answer is not None and p.answer.card == det.card
 
@@ -891,6 +900,26 @@ def _one_per_card(dets: list[Detection]) -> list[Detection]:
     return keep
 
 
+def _without_pieces(dets: list[Detection]) -> list[Detection]:
+    """``dets`` without the unnamed pieces of named cards (:func:`_part_of`): the last step,
+    since a card's index can name it after the piece was found."""
+    named = [d.quad for d in dets if d.card is not None]
+    return [d for d in dets if d.card is not None or not any(_part_of(d.quad, q) for q in named)]
+
+
+def _part_of(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether quad ``a`` is a piece of the card at ``b``: smaller than it (PIECE_AREA) and
+    lying within it (PIECE_INSIDE). The cards of one deck are one size, so a card cannot lie
+    within another; the finder's half of a plain card, a corner index's box or a court's
+    frame can (tight crops of deepPoker table photos, bench/vision_realdata.py)."""
+    pa, pb = (cv2.convexHull(np.asarray(q, np.float32).reshape(-1, 1, 2)) for q in (a, b))
+    area_a, area_b = cv2.contourArea(pa), cv2.contourArea(pb)
+    if area_a <= 0 or area_a > PIECE_AREA * area_b:
+        return False
+    shared, _ = cv2.intersectConvexConvex(pa, pb)
+    return shared >= PIECE_INSIDE * area_a
+
+
 def _face_crop(image: np.ndarray, quad: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """Straighten ``quad`` to ``size``, shrinking first with area averaging (no aliasing)."""
     short, long = quad_sides(quad)
@@ -925,13 +954,13 @@ def _read_masks(quad: np.ndarray, vis: np.ndarray | None, others: list[np.ndarra
     mask ``vis``) and the part no card of ``others`` covers; and how much of it is seen."""
     masks: list[np.ndarray] = []
     seen = 1.0 if vis is None else float(vis.mean())
-    if vis is not None and seen < 0.97:
+    if vis is not None and seen < ALL_SEEN:
         masks.append(vis)
     cover = _others_mask(quad, others) if others else None
     if cover is not None:
         m = cover if vis is None else cover * vis
         seen = min(seen, float(m.mean()))
-        if m.mean() > 0.2:
+        if m.mean() > READ_PART:
             masks.append(m)
     return masks, seen
 
@@ -986,7 +1015,7 @@ def calibrate(profile: Profile, *, scenes: int = 12, seed: int = 0) -> tuple[flo
             c = cand.quad.mean(axis=0)
             truth = min(scene.truth, key=lambda t: float(np.linalg.norm(t.quad.mean(axis=0) - c)))
             short, _ = quad_sides(truth.quad)
-            if np.linalg.norm(truth.quad.mean(axis=0) - c) > 0.3 * short:
+            if np.linalg.norm(truth.quad.mean(axis=0) - c) > SAME_CENTRE * short:
                 continue
             want = truth.card if truth.face_up else BACK
             others = [o.quad for j, o in enumerate(found.candidates) if j != i]

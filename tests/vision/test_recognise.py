@@ -175,6 +175,20 @@ def test_two_halves_of_a_card_are_one_card():
     assert _halves_joined(top, top + np.float32([70, 0]), 88 / 63) is None     # side by side: not card-shaped
 
 
+@pytest.mark.parametrize("card, angle", [("clubs/3", 0), ("clubs/7", 0), ("spades/9", 4), ("spades/2", 0)])
+def test_a_tight_crop_is_one_card_without_its_pieces(card, angle):
+    """A card filling the picture is reported once: the finder's half of it or its index's
+    box, unnamed, is a piece of the named card, not another card (these three crops gave
+    a second, unnamed detection before)."""
+    stress = StressOptions(tilt=0.0, light=0.1, white_balance=0.05, glare=0.0, blur=0.6, noise=3.0, jpeg=85)
+    scene = render_scene(synthetic_profile("french-52"), [Placement(card, (640, 360), angle)], table="wood",
+                         seed=3, stress=stress)
+    q = scene.truth[0].quad
+    (x0, y0), (x1, y1) = np.floor(q.min(0) + 6).astype(int), np.ceil(q.max(0) - 6).astype(int)
+    dets = _rec("french-52").recognise(scene.image[y0:y1, x0:x1])
+    assert [d.card for d in dets] == [card]
+
+
 def test_candidates_restrict_the_answer():
     pl = [Placement("hearts/4", (640, 360), 0)]
     scene = render_scene(synthetic_profile("french-52"), pl, table="plain", seed=1, stress=MILD)
