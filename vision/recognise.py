@@ -116,6 +116,10 @@ PIECE_INSIDE = 0.8         # ... with this share of it inside that card is a pie
 #   named card's area, 0.97-1.0 inside it; unnamed cards overlapping named ones (12 pairs in 18 renders
 #   of bench/vision_stills.py --speed and stress scenes, 1 in 72 real photos): 0.92-1.09 of the area,
 #   at most 0.30 inside
+INDEX_CORNER = 0.4         # an index lies this share of its card's short side from a corner at most:
+#   every index read (CornerReader.read) inside a final detection, its distance to that quad's
+#   nearest corner, on every third deepPoker photo: table-* 0.20-0.29 (52 reads), the black-* design
+#   0.08-0.38 (32; session 32)
 CROP_SHAPE = 0.3           # |log| of a picture's aspect over the deck's for it to be read as a tight
 #   crop: loose (a rotated card's crop is squarer, deepPoker crops in bench/vision_realdata.py)
 
@@ -371,11 +375,12 @@ class Recogniser:
         unnamed (CONTRACT §4), where no detection lies on them (a part of a card found
         otherwise, a pip panel, is not another card). Largest first: a court's inner frame
         is the same card. Half of a card reported unnamed and the other half found here are
-        that card (:func:`_halves_joined`). Where cards are named, one of another size
-        (ONE_SIZE) or with darker paper (PAPER_SHADE) is not a card at this table: a framed
-        picture in a magazine has a paper rim around ink too, and so, to the rim test, has
-        a patch of dark cloth or a glare on it. Whole stills only, as for the other cards
-        only a still reports."""
+        that card (:func:`_halves_joined`; not a named one: two cards side by side make a
+        box of a card's shape too, renders of cards 40-60 px wide). Where cards are named, one
+        of another size (ONE_SIZE) or with darker paper (PAPER_SHADE) is not a card at this
+        table: a framed picture in a magazine has a paper rim around ink too, and so, to the
+        rim test, has a patch of dark cloth or a glare on it. Whole stills only, as for the
+        other cards only a still reports."""
         if not blanks:
             return kept
         out = list(kept)
@@ -817,8 +822,32 @@ def _with_corners(dets: list[Detection], reads: list[corner_index.Read],
             elif d.card != r.card:
                 out[k] = replace(d, card=None, confidence=min(d.confidence, 1 - r.confidence))
         if not on:
-            out.append(Detection(r.quad, r.card, True, r.confidence, r.margin, r.top))
+            lone = _lone_card_of(out, r.index)
+            if lone is not None:
+                out[lone] = replace(out[lone], card=r.card, confidence=r.confidence, margin=r.margin, top=r.top)
+            else:
+                out.append(Detection(r.quad, r.card, True, r.confidence, r.margin, r.top))
     return out
+
+
+def _lone_card_of(dets: list[Detection], point: np.ndarray) -> int | None:
+    """The detection whose index lies at ``point`` though the card its index implies lies
+    elsewhere (a print of another layout: deepPoker's black-* indices sit nearer the edge than
+    the enrolled faces', so the implied card ran off the photo and was added beside the card,
+    which stayed unnamed): an unnamed face-up card that no other detection overlaps, with
+    ``point`` inside it within INDEX_CORNER of one of its corners. Only a lone card: in a fan
+    the next card's quad holds this index too."""
+    for k, d in enumerate(dets):
+        if d.card is not None or not d.face_up or not _inside(d.quad, point):
+            continue
+        short = quad_sides(d.quad)[0]
+        if np.linalg.norm(np.asarray(d.quad) - point, axis=1).min() > INDEX_CORNER * short:
+            continue
+        others = [o.quad for o in dets if o is not d]
+        if others and _others_mask(d.quad, others) is not None:
+            continue
+        return k
+    return None
 
 
 def _under(dets: list[Detection], r: corner_index.Read) -> list[int]:

@@ -218,3 +218,26 @@ def test_identify_a_straightened_face_and_big_images():
     dets = rec.recognise(scene.image)
     assert [d.card for d in dets] == ["hearts/king"]
     assert np.abs(dets[0].quad.mean(axis=0) - scene.truth[0].quad.mean(axis=0)).max() < 40
+
+
+def _rect(x: float, y: float, w: float = 200, h: float = 280) -> np.ndarray:
+    return np.float32([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
+
+
+def test_an_index_whose_card_lies_elsewhere_names_the_lone_card_it_is_printed_on():
+    """A print of another layout (deepPoker's black-* indices sit nearer the edge than the
+    enrolled faces'): the card its index implies lies half off the card. On a lone unnamed
+    card, with the index in its corner, the index names that card (one detection, where the
+    card is); in a fan, where the next card's quad holds the index too, it names no other card."""
+    from vision.corner_index import Read
+    from vision.recognise import Detection, _with_corners
+    card = Detection(_rect(300, 200), None, True, 0.0, 0.0)
+    read = Read("hearts/2", np.float32([330, 240]), _rect(120, 200), 0.9, 0.3, 0.4)
+    out = _with_corners([card], [read])
+    assert [(d.card, d.quad.tolist()) for d in out] == [("hearts/2", card.quad.tolist())]
+    below = Detection(_rect(270, 190), "spades/9", True, 0.95, 0.3)     # a fan: another card under it
+    out = _with_corners([card, below], [read])
+    assert sorted(map(str, [d.card for d in out])) == ["None", "hearts/2", "spades/9"]
+    assert next(d for d in out if d.card == "hearts/2").quad.tolist() == read.quad.tolist()
+    far = Read("hearts/2", np.float32([400, 340]), _rect(120, 200), 0.9, 0.3, 0.4)   # mid-card: no index
+    assert [d.card for d in _with_corners([card], [far])] == [None, "hearts/2"]
