@@ -66,6 +66,17 @@ REGION_JOIN = 0.5    # of a card's short side: changed patches closer than this 
 #   its pip columns is ~45 % of its width; split, one half settled and was judged empty before
 #   the other was still (a real 4 of hearts, bench/vision_live.py --faces real --quick)
 TOUCHED = 0.25       # share of a known card's visible area that changed: it moved (or went)
+# Set by hand with Vision II's rendered sequences (bench/vision_live.py), not measured one by one:
+ROI_PADS = (0.5, 0.3, 0.8, 0.4)   # context around a region per look (card long sides), each retry another
+CUT_MARGIN = 2.0     # pixels: a quad this near the look's edge is cut by it (a neighbour half inside)
+SAME_SPOT = 0.5      # card long sides: a back or an unread face this near a known card is that card
+COVERED = 0.5        # a known card not seen, with less of it under the cards seen, is missing
+SAME_QUAD = 0.3      # card short sides: quads with centres this near are one card
+SAME_LENGTH = 0.15   # card short sides: a quad whose long side is this near a known card's is that card
+SIZE_RANGE = (0.6, 1.6)    # area of a card-shaped blob over a card's, once the card size is known
+SHAPE_RANGE = (0.7, 1.4)   # its side ratio over the deck's
+SOLID = 0.75         # share of its least rectangle a card-shaped blob fills
+SIZE_CONFIDENCE = 0.5      # a card named at least this surely teaches the card size
 LOOK_AHEAD = 3       # frames before a region's still window ends that its look starts on the worker:
 #   naming takes ~15 ms median on one x86 core (bench/vision_live.py), ~3-4x that on a Pi 4; the
 #   3 frames at 30 fps (100 ms) cover that. Its p99 (47 ms x86, a last look with the stills
@@ -360,7 +371,7 @@ class TableWatcher:
             # last look: the whole frame (the finder judges the cloth better with all of it in view)
             return 0, 0, W, H
         x, y, w, h = region.bbox
-        pad = int((0.5, 0.3, 0.8, 0.4)[attempt % 4] * self.card_long)
+        pad = int(ROI_PADS[attempt % len(ROI_PADS)] * self.card_long)
         x0, y0 = max(0, x - pad), max(0, y - pad)
         x1, y1 = min(W, x + w + pad), min(H, y + h + pad)
         return x0, y0, x1 - x0, y1 - y0
@@ -377,7 +388,7 @@ class TableWatcher:
         x, y, w, h = roi
         W, H = self.calibration.image_size
         q = np.asarray(quad, np.float32)
-        m = 2.0
+        m = CUT_MARGIN
         return bool((x > 0 and q[:, 0].min() <= x + m) or (y > 0 and q[:, 1].min() <= y + m)
                     or (x + w < W and q[:, 0].max() >= x + w - 1 - m) or (y + h < H and q[:, 1].max() >= y + h - 1 - m))
 
@@ -471,7 +482,7 @@ class TableWatcher:
                 # a back, or a face we cannot read now: the known card lying there (partly
                 # covered, touched), else a face-down card that was slid
                 near = [c for c in self.cards if id(c) not in matched and c.face_up == d.face_up
-                        and np.linalg.norm(c.centre - centre) < 0.5 * self.card_long]
+                        and np.linalg.norm(c.centre - centre) < SAME_SPOT * self.card_long]
                 if near:
                     known = min(near, key=lambda c: float(np.linalg.norm(c.centre - centre)))
                 elif not d.face_up:
@@ -494,7 +505,7 @@ class TableWatcher:
                 continue
             own = self._quad_mask([c.quad], grow=0)
             covered = np.count_nonzero(own & cover) / max(1, np.count_nonzero(own))
-            c.missing = covered < 0.5
+            c.missing = covered < COVERED
 
         unsure_left = False
         new.sort(key=lambda d: (zones.seat_of(np.asarray(d.quad).mean(axis=0)) or 0))
@@ -575,7 +586,7 @@ class TableWatcher:
         # a known card read elsewhere moved there (nudged): it is not also where it was
         ids = {d.card for d in read if d.face_up and d.card is not None}
         kept = [k for k in kept if not (k.card in ids or (not k.face_up and any(
-            not d.face_up and np.linalg.norm(d.quad.mean(axis=0) - k.quad.mean(axis=0)) < 0.5 * card_long
+            not d.face_up and np.linalg.norm(d.quad.mean(axis=0) - k.quad.mean(axis=0)) < SAME_SPOT * card_long
             for d in read)))]
         dets = kept + read
         unnamed = [d for d in read if d.face_up and d.card is None]
@@ -613,7 +624,7 @@ class TableWatcher:
             for q in self._card_quads(mask, self._f4, aspect=aspect, loose=UNKNOWN_SIZE):
                 # the same card in both masks: refined once (the refinement moves a side a few px)
                 c = q.mean(axis=0)
-                if any(np.linalg.norm(o.mean(axis=0) - c) < 0.3 * short for o, _ in quads):
+                if any(np.linalg.norm(o.mean(axis=0) - c) < SAME_QUAD * short for o, _ in quads):
                     continue
                 quads.append((refine_quad(grey, order_quad(q)), fresh))
         # known cards that did not change where they are not covered by a new card stay known
@@ -627,9 +638,9 @@ class TableWatcher:
             # table settled when the card was reported before that change began: its place
             # changed since, so that is another card dropped on the same spot (or this one
             # moved), for the recogniser to name
-            mine = [q for q, fresh in quads if np.linalg.norm(q.mean(axis=0) - c.centre) < 0.2 * short
+            mine = [q for q, fresh in quads if np.linalg.norm(q.mean(axis=0) - c.centre) < TURNED_SPOT * short
                     and not (fresh and c.placed_frame < region.last_motion)]
-            same = any(abs(quad_sides(q)[1] - quad_sides(order_quad(c.quad))[1]) < 0.15 * short for q in mine)
+            same = any(abs(quad_sides(q)[1] - quad_sides(order_quad(c.quad))[1]) < SAME_LENGTH * short for q in mine)
             # its part no new card covers: unchanged, so it still lies there
             visible = own & ~self._quad_mask4([q for q, _ in quads if not any(q is m for m in mine)])
             n = np.count_nonzero(visible)
@@ -727,10 +738,10 @@ class TableWatcher:
                 ratio = (long_ / max(short, 1e-6)) / expected
                 size = box_area / area
                 fill = cv2.contourArea(c) / box_area
-                lo, hi = (0.6, 1.6) if self._size_trusted() else loose
-                if lo < size < hi and 0.7 < ratio < 1.4 and fill > 0.75:
+                lo, hi = SIZE_RANGE if self._size_trusted() else loose
+                if lo < size < hi and SHAPE_RANGE[0] < ratio < SHAPE_RANGE[1] and fill > SOLID:
                     box = cv2.boxPoints(((cx, cy), (w, h), ang)).astype(np.float32) * np.float32(scale)
-                    if not any(np.linalg.norm(o.mean(axis=0) - box.mean(axis=0)) < 0.3 * short * scale[0]
+                    if not any(np.linalg.norm(o.mean(axis=0) - box.mean(axis=0)) < SAME_QUAD * short * scale[0]
                                for o in out):
                         out.append(box)
             if out:
@@ -777,7 +788,7 @@ class TableWatcher:
         self.card_area_small = max(4.0, short * long_ / (self.change.sx * self.change.sy))
 
     def _add(self, d, seat: int | None, idx: int, card: str | None) -> None:
-        if card is not None and d.confidence >= 0.5:
+        if card is not None and d.confidence >= SIZE_CONFIDENCE:
             self._learn_card_size(d.quad)
         self.cards.append(TrackedCard(next(self._seq), card, bool(d.face_up), seat,
                                       np.asarray(d.quad, np.float32), float(d.confidence), idx))
