@@ -112,14 +112,12 @@ HALVES_COVER = 0.75        # share of a card two rectangles found as its halves 
 #   card's middle lies between them: the 2s and 3s of the 'other design' row of bench/vision_realdata.py)
 PIECE_AREA = 0.75          # an unnamed quad at most this share of a named card's area ...
 PIECE_INSIDE = 0.8         # ... with this share of it inside that card is a piece of it (_part_of).
-#   The second detections of four deepPoker tight crops (bench/vision_realdata.py): 0.02-0.40 of the
-#   named card's area, 0.97-1.0 inside it; unnamed cards overlapping named ones (12 pairs in 18 renders
-#   of bench/vision_stills.py --speed and stress scenes, 1 in 72 real photos): 0.92-1.09 of the area,
-#   at most 0.30 inside
+#   bench/recognise_checks.py (pieces): the second detections of four deepPoker tight crops are
+#   0.02-0.40 of the named card's area and 0.97-1.0 inside it; unnamed true cards overlapping named
+#   ones (12 pairs in 18 renders) 0.92-1.09 of its area and at most 0.30 inside it
 INDEX_CORNER = 0.4         # an index lies this share of its card's short side from a corner at most:
-#   every index read (CornerReader.read) inside a final detection, its distance to that quad's
-#   nearest corner, on every third deepPoker photo: table-* 0.20-0.29 (52 reads), the black-* design
-#   0.08-0.38 (32; session 32)
+#   bench/recognise_checks.py (corners): index reads inside a final detection on every third deepPoker
+#   photo lie 0.20-0.29 from its nearest corner on table-* (52 reads), 0.08-0.38 on the black-* design (32)
 CROP_SHAPE = 0.3           # |log| of a picture's aspect over the deck's for it to be read as a tight
 #   crop: loose (a rotated card's crop is squarer, deepPoker crops in bench/vision_realdata.py)
 

@@ -1,0 +1,132 @@
+"""How the "each card once" thresholds of vision.recognise were set (session 32).
+
+    python bench/recognise_checks.py [--realdata ../shared/realdata] [--out /tmp/cardtable-realdata] [--reuse]
+
+Reads the real photos where they lie (bench/vision_realdata.py's enrolment; --reuse loads the
+profiles a previous run of either script kept in --out) and prints two measurements:
+
+1. *pieces* (PIECE_AREA, PIECE_INSIDE): with ``_without_pieces`` switched off, every unnamed
+   detection that overlaps a named one, as (its area over the named card's, the share of it
+   inside that card): in deepPoker's tight crops (one card each: every second detection is a
+   piece) and in rendered stills with their truth (bench/vision_stills.py's twelve 10-card
+   speed stills and six stress scenes: an unnamed detection on a true card is a card).
+2. *corners* (INDEX_CORNER): every index read (CornerReader.read) lying inside a final
+   detection, its distance to that quad's nearest corner over the quad's short side, on every
+   third deepPoker table photo (the enrolled design) and black-* photo (another design).
+"""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import csv  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+import vision_realdata as vr  # noqa: E402
+from vision import recognise  # noqa: E402
+from vision.geometry import quad_sides  # noqa: E402
+from vision.recognise import Recogniser  # noqa: E402
+from vision.synthetic import synthetic_profile  # noqa: E402
+from vision.synthetic.stress import random_scene, score  # noqa: E402
+
+
+def overlaps(dets) -> list[tuple[object, float, float]]:
+    """(the unnamed detection, its area over the named one's, its share inside it) for every
+    unnamed detection overlapping a named one."""
+    out = []
+    for d in dets:
+        if d.card is not None:
+            continue
+        pa = cv2.convexHull(np.asarray(d.quad, np.float32).reshape(-1, 1, 2))
+        for k in dets:
+            if k.card is None:
+                continue
+            pb = cv2.convexHull(np.asarray(k.quad, np.float32).reshape(-1, 1, 2))
+            shared, _ = cv2.intersectConvexConvex(pa, pb)
+            if shared > 0:
+                out.append((d, cv2.contourArea(pa) / cv2.contourArea(pb), shared / cv2.contourArea(pa)))
+    return out
+
+
+def _span(rows: list[tuple[float, float]]) -> str:
+    if not rows:
+        return "none"
+    a, b = np.array(rows).T
+    return f"{len(rows)}: area {a.min():.2f}-{a.max():.2f} of the named card's, inside it {b.min():.2f}-{b.max():.2f}"
+
+
+def pieces(rec: Recogniser, folder: Path) -> None:
+    rows = [r for r in csv.DictReader((folder / "labels.csv").open())
+            if r["file"].startswith("table-") and not r["file"].endswith("-1.jpg")]
+    keep = recognise._without_pieces
+    recognise._without_pieces = lambda dets: dets
+    try:
+        crops = []
+        for r in rows:
+            crop = vr.tight_crop(cv2.imread(str(folder / r["file"])), folder / "boxes" / f"{Path(r['file']).stem}.xml")
+            if crop is not None:
+                crops += [(a, s) for _, a, s in overlaps(rec.recognise(crop))]
+        print(f"  second detections of tight crops (pieces), {_span(crops)}")
+        drawn = synthetic_profile("french-52")
+        rec_drawn = Recogniser(drawn)
+        scenes = [random_scene(drawn, 10_000 + k, n_cards=10, overlap=False, hands=False, clutter=False)
+                  for k in range(12)] + [random_scene(drawn, 30_000 + k, n_cards=8) for k in range(6)]
+        cards, other = [], []
+        for scene in scenes:
+            dets = rec_drawn.recognise(scene.image)
+            for d, a, s in overlaps(dets):
+                on_card = any(np.linalg.norm(t.quad.mean(axis=0) - d.quad.mean(axis=0)) < 0.35 * quad_sides(t.quad)[0]
+                              for t in scene.truth)
+                (cards if on_card else other).append((a, s))
+        print(f"  unnamed true cards overlapping named ones in {len(scenes)} renders, {_span(cards)}")
+        print(f"  other unnamed detections overlapping named ones there, {_span(other)}")
+    finally:
+        recognise._without_pieces = keep
+
+
+def corners(rec: Recogniser, folder: Path) -> None:
+    for label, pattern in (("table-* (the enrolled design)", "table-*-[234].jpg"), ("black-* (another design)", "black-*.jpg")):
+        dist = []
+        for path in sorted(folder.glob(pattern))[::3]:
+            img = cv2.imread(str(path))
+            dets = rec.recognise(img)
+            for r in rec.corners.read(img):
+                for d in dets:
+                    if recognise._inside(d.quad, r.index):
+                        dist.append(float(np.linalg.norm(d.quad - r.index, axis=1).min()) / quad_sides(d.quad)[0])
+        span = f"{min(dist):.2f}-{max(dist):.2f} (median {np.median(dist):.2f})" if dist else "none"
+        print(f"  {label}: {len(dist)} reads, distance to the nearest corner over the short side {span}")
+
+
+def main(argv=None) -> int:
+    ap = vr.realdata_parser("bench/recognise_checks.py")
+    args = ap.parse_args(argv)
+    vr.REUSE = args.reuse
+    data, out = Path(args.realdata), vr.output_dir("bench/recognise_checks.py", args.out)
+    if out is None:
+        return 1
+    folder = data / "french-deeppoker-singles"
+    if not folder.is_dir():
+        print(f"bench/recognise_checks.py: no real photos at {data} (see ../shared/realdata)", file=sys.stderr)
+        return 1
+    rows = list(csv.DictReader((folder / "labels.csv").open()))
+    enrolled = {vr.DEEPPOKER_FIXES.get(r["file"], r["card"]): folder / r["file"] for r in rows
+                if r["file"].startswith("table-") and r["file"].endswith("-1.jpg")}
+    rec = Recogniser(vr.enrol_folder(enrolled, out / "deeppoker-enrol", "french-52"))
+    print("pieces (PIECE_AREA, PIECE_INSIDE):")
+    pieces(rec, folder)
+    print("corners (INDEX_CORNER):")
+    corners(rec, folder)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
