@@ -218,8 +218,11 @@ def _runs_on(P: np.ndarray, arm: np.ndarray, segs: np.ndarray, gap: float) -> np
     p1, p2 = segs[:, :2], segs[:, 2:]
     v = p2 - p1
     u = v / (np.linalg.norm(v, axis=1, keepdims=True) + 1e-9)
-    # the edges parallel to each arm first (a few of them), the rest tested on those only
-    ci, si = np.nonzero(np.abs(arm @ u.T) > np.cos(2 * JOIN_ANGLE))
+    # the edges parallel to each arm first (a few of them), the rest tested on those only;
+    # in chunks of corners: bounded memory on a busy picture
+    pairs = [np.nonzero(np.abs(arm[c:c + 256] @ u.T) > np.cos(2 * JOIN_ANGLE)) for c in range(0, len(P), 256)]
+    ci = np.concatenate([k + c for c, (k, _) in zip(range(0, len(P), 256), pairs)])
+    si = np.concatenate([s for _, s in pairs])
     ax, ay = arm[ci, 0], arm[ci, 1]
     d1x, d1y = p1[si, 0] - P[ci, 0], p1[si, 1] - P[ci, 1]
     d2x, d2y = p2[si, 0] - P[ci, 0], p2[si, 1] - P[ci, 1]
