@@ -1,9 +1,10 @@
-"""How the "each card once" thresholds of vision.recognise were set (session 32).
+"""How the "each card once" thresholds of vision.recognise and the corner templates' PEER_AGREE
+were set (session 32).
 
     python bench/recognise_checks.py [--realdata ../shared/realdata] [--out /tmp/cardtable-realdata] [--reuse]
 
 Reads the real photos where they lie (bench/vision_realdata.py's enrolment; --reuse loads the
-profiles a previous run of either script kept in --out) and prints two measurements:
+profiles a previous run of either script kept in --out) and prints three measurements:
 
 1. *pieces* (PIECE_AREA, PIECE_INSIDE): with ``_without_pieces`` switched off, every unnamed
    detection that overlaps a named one, as (its area over the named card's, the share of it
@@ -13,6 +14,11 @@ profiles a previous run of either script kept in --out) and prints two measureme
 2. *corners* (INDEX_CORNER): every index read (CornerReader.read) lying inside a final
    detection, its distance to that quad's nearest corner over the quad's short side, on every
    third deepPoker table photo (the enrolled design) and black-* photo (another design).
+3. *peers* (vision.corner_index.PEER_AGREE): each index template's best correlation with a peer
+   (its rank glyph with the same rank's in another suit, its sign with the same suit's on another
+   rank), the lowest ones, in the profiles enrolled from deepPoker's table-*-1, -2 and -3 photos
+   (-3: several on a magazine) and from bidly's singles; and how each deepPoker profile names the
+   table photos it was not enrolled from, with every template and with the agreeing ones only.
 """
 from __future__ import annotations
 
@@ -31,7 +37,7 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 import vision_realdata as vr  # noqa: E402
-from vision import recognise  # noqa: E402
+from vision import corner_index, recognise  # noqa: E402
 from vision.geometry import quad_sides  # noqa: E402
 from vision.recognise import Recogniser  # noqa: E402
 from vision.synthetic import synthetic_profile  # noqa: E402
@@ -106,6 +112,35 @@ def corners(rec: Recogniser, folder: Path) -> None:
         print(f"  {label}: {len(dist)} reads, distance to the nearest corner over the short side {span}")
 
 
+def peers(profiles: dict[str, object], folder: Path) -> None:
+    rows = list(csv.DictReader((folder / "labels.csv").open()))
+    card_of = {r["file"]: vr.DEEPPOKER_FIXES.get(r["file"], r["card"]) for r in rows if r["file"].startswith("table-")}
+    for name, prof in profiles.items():
+        ts = corner_index.templates({c: v for c, v in prof.faces.items() if "/" in c})
+        low = sorted(((min(x for x in pair if x is not None), t.card, t.turned)
+                      for t, pair in zip(ts, corner_index.peer_agreement(ts)) if any(x is not None for x in pair)))
+        print(f"  {name}: {len(ts)} templates, lowest peer agreements "
+              + ", ".join(f"{v:.2f} {c}{' turned' if turned else ''}" for v, c, turned in low[:6]))
+        if not name.startswith("deepPoker"):
+            continue
+        photo = name.rsplit("-", 1)[-1]         # the enrolment photo's number
+        keep = corner_index.agreeing
+        for label, rule in (("every template", lambda ts: ts), ("agreeing only", keep)):
+            corner_index.agreeing = rule
+            try:
+                rec = Recogniser(prof)
+                right = wrong = 0
+                for f, card in sorted(card_of.items()):
+                    if f.endswith(f"-{photo}.jpg"):
+                        continue
+                    named = [d.card for d in rec.recognise(cv2.imread(str(folder / f))) if d.card is not None]
+                    right += card in named
+                    wrong += any(c != card for c in named)
+            finally:
+                corner_index.agreeing = keep
+            print(f"    table photos but its own ({len(card_of) - 52}): {label}: {right} named right, {wrong} with a wrong name")
+
+
 def main(argv=None) -> int:
     ap = vr.realdata_parser("bench/recognise_checks.py")
     args = ap.parse_args(argv)
@@ -125,6 +160,16 @@ def main(argv=None) -> int:
     pieces(rec, folder)
     print("corners (INDEX_CORNER):")
     corners(rec, folder)
+    print("peers (PEER_AGREE):")
+    profiles = {"deepPoker table-*-1": rec.profile}
+    for k in (2, 3):
+        photos = {vr.DEEPPOKER_FIXES.get(r["file"], r["card"]): folder / r["file"] for r in rows
+                  if r["file"].startswith("table-") and r["file"].endswith(f"-{k}.jpg")}
+        profiles[f"deepPoker table-*-{k}"] = vr.enrol_folder(photos, out / f"deeppoker-enrol-{k}", "french-52")
+    bidly = data / "french-bidly-deals" / "singles"
+    profiles["bidly singles"] = vr.enrol_folder({vr.bidly_card(p.stem): p for p in sorted(bidly.glob("*.jpg"))},
+                                                out / "bidly-enrol", "french-52")
+    peers(profiles, folder)
     return 0
 
 

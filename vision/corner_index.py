@@ -60,6 +60,16 @@ PAIR_SLACK = 1.6       # how far beyond the templates' own range a pair's propor
 # (the rule before): deepPoker and bidly 52/52 (48-50 when first measured), Bresciane 36/52,
 # drawn 12/52.
 MIN_SHARE = 0.5
+# An index template must look like its peers: its rank glyph like the same rank's in another suit,
+# its sign like the same suit's on another rank (where the profile has such peers). A face enrolled
+# from a photo that took in the background at its corner (deepPoker table-*-3.jpg, several on a
+# magazine) gives a template of other ink: its 7 of hearts' named "7"s on leather and cloth at 1.0,
+# a wrong name in 25 of the 156 other table photos. Best correlation with a peer (bench/
+# recognise_checks.py, peers): the -3 profile's hearts 7 and two kings 0.35-0.37, then 0.67 and up;
+# the -1 and -2 profiles' court templates whose sign is the picture's frame 0.18-0.34, then 0.76
+# and up; bidly's singles 0.82 and up. Left out below PEER_AGREE: -3 names 148 of those photos
+# right and none wrong (25 wrong before), -2 156 and none (155 and 1), -1 156 and none (as before)
+PEER_AGREE = 0.6
 SIGN_SOLID = 0.6       # least solidity (area over that of the ellipse of its spread) of a sign blob:
 #   enrolled signs 0.79-0.95 (bidly, deepPoker); keeps a third of a cork deal's blobs
 # A rank glyph with a hole (A, 4, 6, 8, 9, Q, a 10's 0) is read only from a blob with a hole
@@ -560,6 +570,29 @@ def templates(faces: dict[str, list[np.ndarray]]) -> list[Template]:
     return out
 
 
+def peer_agreement(ts: list[Template]) -> list[tuple[float | None, float | None]]:
+    """For each template, the best correlation of its rank patch with another card's of the
+    same rank and of its sign patch with another card's of the same suit (None: no such card)."""
+    if not ts:
+        return []
+    bank = np.stack([t.patch for t in ts]).astype(np.float32)
+    parts = [t.card.partition("/")[::2] for t in ts]
+    out = []
+    for k, (suit, rank) in enumerate(parts):
+        other = np.array([ts[m].card != ts[k].card for m in range(len(ts))])
+        rank_peers = other & np.array([p[1] == rank for p in parts])
+        suit_peers = other & np.array([p[0] == suit for p in parts])
+        out.append((float((bank[rank_peers, :D] @ bank[k, :D]).max()) if rank_peers.any() else None,
+                    float((bank[suit_peers, D:] @ bank[k, D:]).max()) if suit_peers.any() else None))
+    return out
+
+
+def agreeing(ts: list[Template]) -> list[Template]:
+    """The templates that look like their peers (PEER_AGREE), the others left out."""
+    return [t for t, (r, s) in zip(ts, peer_agreement(ts))
+            if (r is None or r >= PEER_AGREE) and (s is None or s >= PEER_AGREE)]
+
+
 class CornerReader:
     """Reads the corner indices of the cards of one profile; build once, call per image.
 
@@ -577,6 +610,7 @@ class CornerReader:
         twice = {c for c in cards if {t.turned for t in ts if t.card == c} == {False, True}}
         if len(twice) < MIN_SHARE * len(cards):
             ts = []          # faces without corner indices (drawn stand-ins, Bresciane): nothing to read
+        ts = agreeing(ts)
         if deck is not None:
             shown = {part for t in ts for part in t.card.split("/")[:2]}
             if not {part for c in deck if "/" in c for part in c.split("/")[:2]} <= shown:

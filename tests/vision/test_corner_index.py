@@ -613,3 +613,23 @@ def test_nothing_is_read_while_a_rank_of_the_deck_has_no_template():
     assert {r.card for r in CornerReader(no_fours).read(image) if r.card is not None}      # without the deck
     named = {r.card for r in CornerReader(_profile("spades/3").faces, DECK).read(image) if r.card is not None}
     assert named and named <= set(HAND) - {"spades/3"}
+
+
+def test_a_template_unlike_its_peers_is_left_out(monkeypatch):
+    """A face enrolled from a photo that took in other ink at its corner (deepPoker table-*-3:
+    a magazine under the card) gives an index template of another glyph; read as that card's,
+    it named "7"s on leather at 1.0. A template whose rank is unlike the same rank's in the
+    other suits (or whose sign is unlike the same suit's) is left out; its other corner stays."""
+    faces = dict(_profile().faces)
+    blotted = faces["hearts/7"][0].copy()
+    blotted[4:68, 2:42] = _index("clubs/king")         # the top-left corner only
+    faces["hearts/7"] = [blotted]
+
+    def upright(reader):
+        return [t for t in reader.templates if t.card == "hearts/7" and not t.turned]
+    assert not upright(CornerReader(faces))
+    assert any(t.card == "hearts/7" and t.turned for t in CornerReader(faces).templates)
+    cards = {c: f for c, f in _profile().faces.items() if "/" in c}
+    assert len(CornerReader(cards).templates) == len(corner_index.templates(cards))     # a sound deck: none
+    monkeypatch.setattr(corner_index, "PEER_AGREE", -1.0)
+    assert upright(CornerReader(faces))
