@@ -16,8 +16,8 @@ profiles a previous run of either script kept in --out) and prints three measure
    third deepPoker table photo (the enrolled design) and black-* photo (another design).
 3. *peers* (vision.corner_index.PEER_AGREE): each index template's best correlation with a peer
    (its rank glyph with the same rank's in another suit, its sign with the same suit's on another
-   rank), the lowest ones, in the profiles enrolled from deepPoker's table-*-1, -2 and -3 photos
-   (-3: several on a magazine) and from bidly's singles; and how each deepPoker profile names the
+   rank), the lowest ones, in the profiles enrolled from deepPoker's table-*-1, -2, -3 and -4 photos
+   (-3: several on a magazine; -4: close-ups, glare washing out half the face) and from bidly's singles; and how each deepPoker profile names the
    table photos it was not enrolled from, with every template and with the agreeing ones only.
 """
 from __future__ import annotations
@@ -162,7 +162,7 @@ def main(argv=None) -> int:
     corners(rec, folder)
     print("peers (PEER_AGREE):")
     profiles = {"deepPoker table-*-1": rec.profile}
-    for k in (2, 3):
+    for k in (2, 3, 4):
         photos = {vr.DEEPPOKER_FIXES.get(r["file"], r["card"]): folder / r["file"] for r in rows
                   if r["file"].startswith("table-") and r["file"].endswith(f"-{k}.jpg")}
         profiles[f"deepPoker table-*-{k}"] = vr.enrol_folder(photos, out / f"deeppoker-enrol-{k}", "french-52")
