@@ -47,19 +47,9 @@ from vision.synthetic.stress import random_scene, score  # noqa: E402
 def overlaps(dets) -> list[tuple[object, float, float]]:
     """(the unnamed detection, its area over the named one's, its share inside it) for every
     unnamed detection overlapping a named one."""
-    out = []
-    for d in dets:
-        if d.card is not None:
-            continue
-        pa = cv2.convexHull(np.asarray(d.quad, np.float32).reshape(-1, 1, 2))
-        for k in dets:
-            if k.card is None:
-                continue
-            pb = cv2.convexHull(np.asarray(k.quad, np.float32).reshape(-1, 1, 2))
-            shared, _ = cv2.intersectConvexConvex(pa, pb)
-            if shared > 0:
-                out.append((d, cv2.contourArea(pa) / cv2.contourArea(pb), shared / cv2.contourArea(pa)))
-    return out
+    shares = [(d, *recognise.overlap_shares(d.quad, k.quad)) for d in dets if d.card is None
+              for k in dets if k.card is not None]
+    return [(d, area, inside) for d, area, inside in shares if inside > 0]
 
 
 def _span(rows: list[tuple[float, float]]) -> str:

@@ -939,12 +939,18 @@ def _part_of(a: np.ndarray, b: np.ndarray) -> bool:
     lying within it (PIECE_INSIDE). The cards of one deck are one size, so a card cannot lie
     within another; the finder's half of a plain card, a corner index's box or a court's
     frame can (tight crops of deepPoker table photos, bench/vision_realdata.py)."""
+    area, inside = overlap_shares(a, b)
+    return 0 < area <= PIECE_AREA and inside >= PIECE_INSIDE
+
+
+def overlap_shares(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """(quad ``a``'s area over ``b``'s, the share of ``a`` inside ``b``), of their hulls."""
     pa, pb = (cv2.convexHull(np.asarray(q, np.float32).reshape(-1, 1, 2)) for q in (a, b))
     area_a, area_b = cv2.contourArea(pa), cv2.contourArea(pb)
-    if area_a <= 0 or area_a > PIECE_AREA * area_b:
-        return False
+    if area_a <= 0 or area_b <= 0:
+        return 0.0, 0.0
     shared, _ = cv2.intersectConvexConvex(pa, pb)
-    return shared >= PIECE_INSIDE * area_a
+    return area_a / area_b, shared / area_a
 
 
 def _face_crop(image: np.ndarray, quad: np.ndarray, size: tuple[int, int]) -> np.ndarray:
