@@ -91,7 +91,7 @@ class KeypointIndex:
             g = face if face.ndim == 2 else cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
             g = cv2.resize(g, None, fx=FACE_UPSCALE, fy=FACE_UPSCALE, interpolation=cv2.INTER_CUBIC)
             kp, d = sift.detectAndCompute(g, None)
-            if d is None:
+            if d is None or not kp:     # a blank face (a washed-out enrolment photo) has none
                 continue
             pts.append(np.float32([k.pt for k in kp]) / FACE_UPSCALE)
             descs.append(d)

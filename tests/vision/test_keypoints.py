@@ -49,6 +49,17 @@ def test_keypoint_homography_gives_card_and_pose(profile):
     assert err < 12, hyps[0].quad
 
 
+def test_a_blank_enrolled_face_gives_no_keypoints_and_breaks_nothing(profile):
+    # an overexposed enrolment photo (enrolment keeps it, doubted) has no keypoints at all
+    face = cv2.resize(profile.faces["hearts/king"][0], None, fx=2, fy=2)
+    quad = np.float32([[420, 140], [700, 190], [660, 600], [360, 560]])
+    img = _photo(face, quad, (1000, 720), seed=1)
+    labels = ["clubs/2"] + [c for c in profile.faces for _ in profile.faces[c]]
+    faces = [np.full_like(profile.faces["clubs/2"][0], 240)] + [f for c in profile.faces for f in profile.faces[c]]
+    hyps = KeypointIndex(labels, faces).propose(img)
+    assert hyps and hyps[0].card == "hearts/king"
+
+
 def test_tight_crop_is_named(profile):
     face = cv2.resize(profile.faces["spades/queen"][0], None, fx=3, fy=3)
     h, w = face.shape[:2]
