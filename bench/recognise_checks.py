@@ -1,10 +1,11 @@
 """How the "each card once" thresholds of vision.recognise and the corner templates' PEER_AGREE
-were set (session 32).
+were set (sessions 32-33).
 
     python bench/recognise_checks.py [--realdata ../shared/realdata] [--out /tmp/cardtable-realdata] [--reuse]
+                                     [--checks pieces,corners,peers,doubted]
 
 Reads the real photos where they lie (bench/vision_realdata.py's enrolment; --reuse loads the
-profiles a previous run of either script kept in --out) and prints three measurements:
+profiles a previous run of either script kept in --out) and prints four measurements:
 
 1. *pieces* (PIECE_AREA, PIECE_INSIDE): with ``_without_pieces`` switched off, every unnamed
    detection that overlaps a named one, as (its area over the named card's, the share of it
@@ -17,8 +18,13 @@ profiles a previous run of either script kept in --out) and prints three measure
 3. *peers* (vision.corner_index.PEER_AGREE): each index template's best correlation with a peer
    (its rank glyph with the same rank's in another suit, its sign with the same suit's on another
    rank), the lowest ones, in the profiles enrolled from deepPoker's table-*-1, -2, -3 and -4 photos
-   (-3: several on a magazine; -4: close-ups, glare washing out half the face) and from bidly's singles; and how each deepPoker profile names the
-   table photos it was not enrolled from, with every template and with the agreeing ones only.
+   (-3: several on a magazine; -4: close-ups, glare washing out half the face) and from bidly's
+   singles; and how each deepPoker profile names the table photos it was not enrolled from,
+   with every template and with the agreeing ones only.
+4. *doubted* (doubted faces name a card only from LOOKALIKE_CELL, Recogniser._face_names): in
+   each deepPoker profile, the faces enrolment doubted (Profile.suspect) and, with that rule
+   off, the worst-cell agreement of every name a doubted face gave in the other table photos,
+   right and wrong; then the right and wrong names with the rule on.
 """
 from __future__ import annotations
 
@@ -28,6 +34,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import csv  # noqa: E402
 import sys  # noqa: E402
+from dataclasses import replace  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -38,10 +45,15 @@ import numpy as np  # noqa: E402
 
 import vision_realdata as vr  # noqa: E402
 from vision import corner_index, recognise  # noqa: E402
+from vision.features import describe  # noqa: E402
 from vision.geometry import quad_sides  # noqa: E402
+from vision.profile import SUSPECT_META  # noqa: E402
 from vision.recognise import Recogniser  # noqa: E402
 from vision.synthetic import synthetic_profile  # noqa: E402
 from vision.synthetic.stress import random_scene, score  # noqa: E402
+
+
+CHECKS = ("pieces", "corners", "peers", "doubted")
 
 
 def overlaps(dets) -> list[tuple[object, float, float]]:
@@ -102,9 +114,14 @@ def corners(rec: Recogniser, folder: Path) -> None:
         print(f"  {label}: {len(dist)} reads, distance to the nearest corner over the short side {span}")
 
 
-def peers(profiles: dict[str, object], folder: Path) -> None:
+def _table_photos(folder: Path) -> dict[str, str]:
+    """deepPoker's table photos -> the card each shows."""
     rows = list(csv.DictReader((folder / "labels.csv").open()))
-    card_of = {r["file"]: vr.DEEPPOKER_FIXES.get(r["file"], r["card"]) for r in rows if r["file"].startswith("table-")}
+    return {r["file"]: vr.DEEPPOKER_FIXES.get(r["file"], r["card"]) for r in rows if r["file"].startswith("table-")}
+
+
+def peers(profiles: dict[str, object], folder: Path) -> None:
+    card_of = _table_photos(folder)
     for name, prof in profiles.items():
         ts = corner_index.templates({c: v for c, v in prof.faces.items() if "/" in c})
         low = sorted(((min(x for x in pair if x is not None), t.card, t.turned)
@@ -131,9 +148,47 @@ def peers(profiles: dict[str, object], folder: Path) -> None:
             print(f"    table photos but its own ({len(card_of) - 52}): {label}: {right} named right, {wrong} with a wrong name")
 
 
+def doubted(profiles: dict[str, object], folder: Path) -> None:
+    card_of = _table_photos(folder)
+    for name, prof in profiles.items():
+        if not name.startswith("deepPoker"):
+            continue
+        photo = name.rsplit("-", 1)[-1]
+        print(f"  {name}: {len(prof.suspect)} of {len(prof.faces)} faces doubted")
+        trusting = Recogniser(replace(prof, meta={k: v for k, v in prof.meta.items() if k != SUSPECT_META}))
+        rec = Recogniser(prof)
+        agree: dict[bool, list[float]] = {True: [], False: []}
+        counts = {"off": [0, 0], "on": [0, 0]}
+        for f, card in sorted(card_of.items()):
+            if f.endswith(f"-{photo}.jpg"):
+                continue
+            img = cv2.imread(str(folder / f))
+            for label, r in (("off", trusting), ("on", rec)):
+                named = [d for d in r.recognise(img) if d.card is not None]
+                counts[label][0] += any(d.card == card for d in named)
+                counts[label][1] += any(d.card != card for d in named)
+                if label == "off":
+                    for d in named:
+                        if d.card in prof.suspect:
+                            face = recognise._face_crop(img, d.quad, recognise.FACE)
+                            agree[d.card == card].append(rec._agreement(describe(face), d.card))
+        for right, label in ((True, "right"), (False, "wrong")):
+            vals = np.array(agree[right])
+            span = f"{vals.min():.2f}-{vals.max():.2f}, {int((vals >= recognise.LOOKALIKE_CELL).sum())} from " \
+                   f"LOOKALIKE_CELL {recognise.LOOKALIKE_CELL}" if len(vals) else "none"
+            print(f"    {label} names of doubted faces (rule off): {len(vals)}, worst-cell agreement {span}")
+        for label in ("off", "on"):
+            print(f"    table photos but its own: rule {label}: {counts[label][0]} named right, "
+                  f"{counts[label][1]} with a wrong name")
+
+
 def main(argv=None) -> int:
     ap = vr.realdata_parser("bench/recognise_checks.py")
+    ap.add_argument("--checks", default=",".join(CHECKS), help=f"comma-separated, of {', '.join(CHECKS)}")
     args = ap.parse_args(argv)
+    checks = set(args.checks.split(","))
+    if not checks <= set(CHECKS):
+        ap.error(f"--checks: unknown {', '.join(sorted(checks - set(CHECKS)))} (known: {', '.join(CHECKS)})")
     vr.REUSE = args.reuse
     data, out = Path(args.realdata), vr.output_dir("bench/recognise_checks.py", args.out)
     if out is None:
@@ -143,23 +198,27 @@ def main(argv=None) -> int:
         print(f"bench/recognise_checks.py: no real photos at {data} (see ../shared/realdata)", file=sys.stderr)
         return 1
     rows = list(csv.DictReader((folder / "labels.csv").open()))
-    enrolled = {vr.DEEPPOKER_FIXES.get(r["file"], r["card"]): folder / r["file"] for r in rows
-                if r["file"].startswith("table-") and r["file"].endswith("-1.jpg")}
-    rec = Recogniser(vr.enrol_folder(enrolled, out / "deeppoker-enrol", "french-52"))
-    print("pieces (PIECE_AREA, PIECE_INSIDE):")
-    pieces(rec, folder)
-    print("corners (INDEX_CORNER):")
-    corners(rec, folder)
-    print("peers (PEER_AGREE):")
-    profiles = {"deepPoker table-*-1": rec.profile}
-    for k in (2, 3, 4):
+
+    def enrolled_from(k: int):
+        """deepPoker enrolled from its table-*-k photos (k = 1: bench/vision_realdata.py's profile)."""
         photos = {vr.DEEPPOKER_FIXES.get(r["file"], r["card"]): folder / r["file"] for r in rows
                   if r["file"].startswith("table-") and r["file"].endswith(f"-{k}.jpg")}
-        profiles[f"deepPoker table-*-{k}"] = vr.enrol_folder(photos, out / f"deeppoker-enrol-{k}", "french-52")
-    bidly = data / "french-bidly-deals" / "singles"
-    profiles["bidly singles"] = vr.enrol_folder({vr.bidly_card(p.stem): p for p in sorted(bidly.glob("*.jpg"))},
-                                                out / "bidly-enrol", "french-52")
-    peers(profiles, folder)
+        return vr.enrol_folder(photos, out / ("deeppoker-enrol" + (f"-{k}" if k > 1 else "")), "french-52")
+
+    rec = Recogniser(enrolled_from(1))
+    profiles: dict[str, object] = {}
+    if checks & {"peers", "doubted"}:
+        profiles = {f"deepPoker table-*-{k}": rec.profile if k == 1 else enrolled_from(k) for k in (1, 2, 3, 4)}
+        bidly = data / "french-bidly-deals" / "singles"
+        profiles["bidly singles"] = vr.enrol_folder({vr.bidly_card(p.stem): p for p in sorted(bidly.glob("*.jpg"))},
+                                                    out / "bidly-enrol", "french-52")
+    for check, title, run in (("pieces", "PIECE_AREA, PIECE_INSIDE", lambda: pieces(rec, folder)),
+                              ("corners", "INDEX_CORNER", lambda: corners(rec, folder)),
+                              ("peers", "PEER_AGREE", lambda: peers(profiles, folder)),
+                              ("doubted", "LOOKALIKE_CELL for doubted faces", lambda: doubted(profiles, folder))):
+        if check in checks:
+            print(f"{check} ({title}):")
+            run()
     return 0
 
 

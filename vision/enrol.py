@@ -24,7 +24,7 @@ from vision import outline
 from vision.finder import REFINE_SEARCH, find_cards, refine_quad
 from vision.geometry import face_corners, order_quad, quad_sides, warp_face
 from vision.paper import face_looks
-from vision.profile import FACE_W, Profile, card_to_stem
+from vision.profile import FACE_W, SUSPECT_META, Profile, card_to_stem
 
 IMAGE_EXT = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 ASPECTS = (1.4, 1.55, 1.75, 1.9)   # card shapes tried when the deck's is not known yet
@@ -354,10 +354,12 @@ def build_profile(deck_id: str, raw: list[tuple[str, np.ndarray]],
     for card, f in raw:
         faces.setdefault(card, []).append(cv2.resize(f, (FACE_W, fh), interpolation=cv2.INTER_AREA))
     order = [c for c in cards_of(deck_id) if c in faces] + (["back"] if "back" in faces else [])
+    suspect = suspect_faces(raw)
+    # kept in the profile: the recogniser trusts these faces less (Profile.suspect)
     profile = Profile(deck_id=deck_id, faces={c: faces[c] for c in order}, aspect=aspect,
-                      meta=dict(meta or {}))
+                      meta={**(meta or {}), SUSPECT_META: suspect})
     profile.calibration = calibrate(profile)
-    return profile, suspect_faces(raw)
+    return profile, suspect
 
 
 def suspect_faces(raw: list[tuple[str, np.ndarray]]) -> list[str]:

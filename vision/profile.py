@@ -22,6 +22,7 @@ from vision.errors import ProfileError
 
 FORMAT_VERSION = 1
 FACE_W = 160  # stored face width in pixels; height follows the deck's aspect
+SUSPECT_META = "suspect_faces"  # meta key: the cards whose enrolled face enrolment doubted
 
 
 def card_to_stem(card: str) -> str:
@@ -44,6 +45,14 @@ class Profile:
     def cards(self) -> tuple[str, ...]:
         """Card ids it knows (may include ``"back"``)."""
         return tuple(self.faces)
+
+    @property
+    def suspect(self) -> frozenset[str]:
+        """Cards whose enrolled face enrolment doubted (cut off, table or glare at its rim):
+        such a face can outscore the right card's, so such a card is named only where every
+        cell of its face agrees, or by its corner index. Profiles enrolled before this was
+        kept doubt none."""
+        return frozenset(self.meta.get(SUSPECT_META, ()))
 
     @property
     def face_size(self) -> tuple[int, int]:

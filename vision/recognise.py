@@ -415,26 +415,40 @@ class Recogniser:
         """``dets`` without the names their faces cannot give: a pip card whose look-alike is
         not enrolled stays named only when no other card overlaps its face (which lies on top
         is not known) and every cell of the face agrees with it (LOOKALIKE_CELL); never when
-        the one lacking is its colour twin. Unnamed here, the corner index can still name it."""
+        the one lacking is its colour twin. A card whose enrolled face enrolment doubted
+        (Profile.suspect) stays named only when every cell agrees with it too. Unnamed here,
+        the corner index can still name it."""
         out = []
         for d in dets:
-            if d.card not in self._lacking:
+            if d.card not in self._lacking and d.card not in self.profile.suspect:
                 out.append(d)
                 continue
-            others = [o.quad for o in dets if o is not d]
-            cover = _others_mask(d.quad, others) if others else None
-            hidden = cover is not None and bool((INNER[FINE].reshape(cover.shape) * (1 - cover)).any())
-            if not hidden and not self._lacking[d.card] and \
-                    self._face_names(describe(_face_crop(image, d.quad, FACE)), d.card):
+            hidden = False
+            if d.card in self._lacking:
+                others = [o.quad for o in dets if o is not d]
+                cover = _others_mask(d.quad, others) if others else None
+                hidden = cover is not None and bool((INNER[FINE].reshape(cover.shape) * (1 - cover)).any())
+            if not hidden and self._face_names(describe(_face_crop(image, d.quad, FACE)), d.card):
                 out.append(d)
             else:
                 out.append(replace(d, card=None, confidence=0.0))
         return out
 
     def _face_names(self, desc: Descriptor, card: str) -> bool:
-        """Whether a whole face (``desc``) alone can name ``card`` (see :meth:`_guarded`)."""
+        """Whether a whole face (``desc``) alone can name ``card`` (see :meth:`_guarded`).
+
+        A doubted face (glare washing out half of it, table at its rim) matches a look-alike
+        weakly everywhere and can outscore that card's own face: enrolled from deepPoker's
+        ``table-*-4`` close-ups (29 of 50 faces doubted), the other 156 table photos gave 6
+        wrong names, all of doubted faces, whose worst cells agreed 0.32-0.64 with them; of
+        the 61 right names of doubted faces 38 agree from LOOKALIKE_CELL up
+        (bench/recognise_checks.py doubted)."""
         twin = self._lacking.get(card)
-        return twin is None or (not twin and self._agreement(desc, card) >= LOOKALIKE_CELL)
+        if twin:
+            return False
+        if twin is None and card not in self.profile.suspect:
+            return True
+        return self._agreement(desc, card) >= LOOKALIKE_CELL
 
     def _own_template(self, desc: Descriptor, card: str) -> int:
         """The template of ``card`` (either way up) that the face ``desc`` matches best."""

@@ -230,3 +230,17 @@ def test_photos_of_cards_on_a_table_keep_the_card_found_in_them():
     assert [c for c, _ in out] == list(GOOD)
     assert all(out[i][1] is faces[i] for i in range(3))
     assert out[3][1] is pale[3]
+
+
+def test_the_faces_enrolment_doubts_are_kept_in_the_profile(tmp_path):
+    # the recogniser names a doubted face's card only where every cell agrees, so the doubt
+    # must survive saving and loading
+    from vision.enrol import build_profile
+    p = synthetic_profile(DECK)
+    blank = np.full_like(p.faces["clubs/7"][0], 235)          # a sheet: no ink at all
+    raw = [(c, p.faces[c][0]) for c in GOOD if c != "clubs/7"] + [("clubs/7", blank)]
+    profile, suspect = build_profile(DECK, raw)
+    assert suspect == ["clubs/7"] and profile.suspect == {"clubs/7"}
+    profile.save(tmp_path / "prof")
+    assert Profile.load(tmp_path / "prof").suspect == {"clubs/7"}
+    assert not build_profile(DECK, [(c, p.faces[c][0]) for c in GOOD])[0].suspect

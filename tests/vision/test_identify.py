@@ -11,7 +11,7 @@ import pytest
 
 from vision.finder import Candidate, find_cards
 from vision.geometry import quad_sides
-from vision.profile import Profile
+from vision.profile import SUSPECT_META, Profile
 from vision.recognise import Recogniser
 from vision.synthetic import HandOptions, Placement, StressOptions, render_scene, synthetic_profile
 from vision.synthetic.stress import score
@@ -188,3 +188,29 @@ def test_a_pip_card_whose_colour_twin_is_not_enrolled_is_reported_unnamed_with_i
     face = full.faces["hearts/7"][0]
     assert Recogniser(full).identify(face)[0] == "hearts/7"
     assert rec.identify(face)[:2] == (None, 0.0)
+
+
+def _washed_out(face: np.ndarray) -> np.ndarray:
+    """``face`` with its middle nine-tenths white: a glare or an overexposed enrolment photo."""
+    out = face.astype(np.float32)
+    h, w = face.shape[:2]
+    mid = out[h // 5:4 * h // 5, w // 6:5 * w // 6]
+    mid[:] = 0.1 * mid + 0.9 * 255
+    return out.astype(np.uint8)
+
+
+@pytest.mark.parametrize("card,taken_for", [("spades/9", "clubs/9"), ("diamonds/10", "hearts/10"),
+                                            ("hearts/queen", "diamonds/king")])
+def test_a_doubted_face_names_its_card_only_where_every_cell_agrees(card, taken_for):
+    # the enrolled face of ``card`` washed out: its photos then match another card best, and
+    # that card was named. Enrolment doubting that card's face, the name needs every cell
+    full = synthetic_profile("french-52")
+    faces = {**full.faces, card: [_washed_out(full.faces[card][0])]}
+    trusting = Recogniser(Profile("french-52", faces, full.aspect, full.calibration))
+    assert trusting.identify(full.faces[card][0])[0] == taken_for
+    doubting = Recogniser(Profile("french-52", faces, full.aspect, full.calibration,
+                                  meta={SUSPECT_META: [taken_for]}))
+    assert doubting.identify(full.faces[card][0])[:2] == (None, 0.0)
+    # a photo of the doubted card itself still names it: every cell agrees
+    assert doubting.identify(full.faces[taken_for][0])[0] == taken_for
+
