@@ -239,6 +239,10 @@ def enrol_folder(photos: dict[str, Path], ref: Path, deck_id: str):
             bad.unlink()
     if report.suspect:
         print(f"  enrol flags (kept): {' '.join(report.suspect)}")
+    if report.index_unlike:
+        print(f"  enrol leaves out the corner index of: {' '.join(report.index_unlike)}")
+    if report.index_off:
+        print(f"  enrol: no corner index will be read: {report.index_off}")
     report.profile.meta["vision_source"] = vision_source()
     report.profile.save(saved)
     return report.profile

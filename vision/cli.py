@@ -86,6 +86,13 @@ def print_summary(rep, profile_dir: str) -> None:
         stem = card.replace("/", "_")
         print(f"check {profile_dir}/faces/{stem}.*.png: its edge is not card paper (cut off, "
               f"or table in the picture?); retake {stem}.jpg", file=sys.stderr)
+    for card in rep.index_unlike:
+        stem = card.replace("/", "_")
+        print(f"check {profile_dir}/faces/{stem}.*.png: its corner index does not look like the same rank's "
+              f"and suit's on other cards (table or glare at its corner?), so it is not read; retake {stem}.jpg",
+              file=sys.stderr)
+    if rep.index_off:
+        print(f"corner indices will not be read with this profile: {rep.index_off}", file=sys.stderr)
     lacking = unenrolled_lookalikes(p.faces, p.deck_id)
     if lacking:
         shown = [f"{c} needs {' '.join(lacks)}" for c, lacks in list(lacking.items())[:LOOKALIKES_SHOWN]]

@@ -593,6 +593,40 @@ def agreeing(ts: list[Template]) -> list[Template]:
             if (r is None or r >= PEER_AGREE) and (s is None or s >= PEER_AGREE)]
 
 
+@dataclass(frozen=True)
+class Usable:
+    """What a profile's faces give the reader: the templates it reads with, the cards whose
+    template was left out as unlike its peers (PEER_AGREE), and why nothing is read (or None)."""
+
+    templates: list[Template]
+    unlike: list[str]
+    off: str | None
+
+
+def usable_templates(faces: dict[str, list[np.ndarray]], deck: tuple[str, ...] | None = None) -> Usable:
+    """The templates a reader of these faces reads with (see :class:`CornerReader`), and what
+    enrolment tells the club about them: which faces to retake, and why no index is read."""
+    cards = {c: v for c, v in faces.items() if "/" in c}
+    ts = templates(cards)
+    kept = agreeing(ts)
+    kept_ids = {id(t) for t in kept}
+    unlike = sorted({t.card for t in ts if id(t) not in kept_ids})
+    twice = {c for c in cards if {t.turned for t in ts if t.card == c} == {False, True}}
+    if len(twice) < MIN_SHARE * len(cards):
+        # faces without corner indices (drawn stand-ins, Bresciane): nothing to read
+        return Usable([], unlike, f"{len(twice)} of {len(cards)} faces show an index in both corners, fewer "
+                                  f"than {MIN_SHARE:.0%} (a deck printed without indices, or photos whose "
+                                  f"corners are cut off or washed out)")
+    if deck is not None:
+        shown = {part for t in kept for part in t.card.split("/")[:2]}
+        lacking = sorted({part for c in deck if "/" in c for part in c.split("/")[:2]} - shown)
+        if lacking:
+            # a rank or suit of the deck without a template: any read could be a guess
+            return Usable([], unlike, f"no readable index shows {', '.join(lacking)} (a rank or suit without "
+                                      f"one would be read as the one it looks most like)")
+    return Usable(kept, unlike, None)
+
+
 class CornerReader:
     """Reads the corner indices of the cards of one profile; build once, call per image.
 
@@ -605,16 +639,7 @@ class CornerReader:
         template, or nothing is read (rank and suit are named apart, so a rank never enrolled
         would be named as the enrolled rank it looks most like: a Triestine 4 read as the 5 at
         0.82 in a profile of four cards, bench/vision_realdata.py --sets italian)."""
-        cards = {c: v for c, v in faces.items() if "/" in c}
-        ts = templates(cards)
-        twice = {c for c in cards if {t.turned for t in ts if t.card == c} == {False, True}}
-        if len(twice) < MIN_SHARE * len(cards):
-            ts = []          # faces without corner indices (drawn stand-ins, Bresciane): nothing to read
-        ts = agreeing(ts)
-        if deck is not None:
-            shown = {part for t in ts for part in t.card.split("/")[:2]}
-            if not {part for c in deck if "/" in c for part in c.split("/")[:2]} <= shown:
-                ts = []      # a rank or suit of the deck without a template: any read could be a guess
+        ts = usable_templates(faces, deck).templates
         self.templates = ts
         self.cards = np.array([t.card for t in ts])
         self.bank = np.stack([t.patch for t in ts]).astype(np.float32) if ts else np.zeros((0, 2 * D), np.float32)

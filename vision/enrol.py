@@ -17,6 +17,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
+from vision.corner_index import usable_templates
 from vision.decks import cards_of, deck_cards
 from vision.errors import EnrolError, ImageError
 from vision.features import describe
@@ -87,6 +88,16 @@ class EnrolReport:
     photos: int = 0
     suspect: list[str] = field(default_factory=list)   # faces to look at: cut off, or table
     skipped: list[BadPhoto] = field(default_factory=list)   # bad photos left out (skip_bad)
+    index_unlike: list[str] = field(default_factory=list)   # corner indices left out: unlike their peers
+    index_off: str | None = None        # why no corner index will be read (None: they will)
+
+    @classmethod
+    def of(cls, profile: Profile, missing: list[str], photos: int, suspect: list[str],
+           skipped: list[BadPhoto] | None = None) -> "EnrolReport":
+        """The report on a profile just built: its look-alikes and what its corner indices give."""
+        index = usable_templates(profile.faces, deck_cards().get(profile.deck_id))
+        return cls(profile, missing, lookalikes(profile), photos, suspect, list(skipped or []),
+                   index.unlike, index.off)
 
 
 def read_image(path: Path) -> np.ndarray:
@@ -337,7 +348,7 @@ def enrol(reference_dir: str | Path, deck_id: str | None = None,
         raise EnrolError(f"{ref}: no photo could be enrolled")
     profile, suspect = build_profile(deck_id, pack_shaped(raw, crops))
     missing = [c for c in cards_of(deck_id) + ("back",) if c not in profile.faces]
-    return EnrolReport(profile, missing, lookalikes(profile), len(raw), suspect, bad)
+    return EnrolReport.of(profile, missing, len(raw), suspect, bad)
 
 
 def build_profile(deck_id: str, raw: list[tuple[str, np.ndarray]],

@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from vision.decks import cards_of, deck_cards
-from vision.enrol import ASPECTS, EnrolReport, build_profile, lookalikes, name_to_card
+from vision.enrol import ASPECTS, EnrolReport, build_profile, name_to_card
 from vision.errors import EnrolError, VisionError
 from vision.features import TemplateBank, describe
 from vision.finder import find_cards
@@ -201,7 +201,7 @@ def enrol_from_frames(frames: Iterable[np.ndarray], order: Sequence[str], deck_i
                          "and let each lie still for a moment")
     profile, suspect = build_profile(deck_id, enroller.taken, meta={"enrolled_from": "camera"})
     missing = [c for c in order if c not in profile.faces]
-    rep = EnrolReport(profile, missing, lookalikes(profile), len(enroller.taken), suspect)
+    rep = EnrolReport.of(profile, missing, len(enroller.taken), suspect)
     return rep, enroller
 
 

@@ -633,3 +633,29 @@ def test_a_template_unlike_its_peers_is_left_out(monkeypatch):
     assert len(CornerReader(cards).templates) == len(corner_index.templates(cards))     # a sound deck: none
     monkeypatch.setattr(corner_index, "PEER_AGREE", -1.0)
     assert upright(CornerReader(faces))
+
+
+def test_enrolment_says_which_indices_are_left_out_and_why_none_would_be_read(capsys):
+    from vision.cli import print_summary
+    from vision.enrol import EnrolReport
+    faces = dict(_profile().faces)
+    blotted = faces["hearts/7"][0].copy()
+    blotted[4:68, 2:42] = _index("clubs/king")
+    faces["hearts/7"] = [blotted]
+    use = corner_index.usable_templates(faces, cards_of("french-52"))
+    assert use.unlike == ["hearts/7"] and use.off is None and use.templates
+    assert len(use.templates) == len(CornerReader(faces, cards_of("french-52")).templates)
+    print_summary(EnrolReport.of(Profile("french-52", faces, 1.4), [], len(faces), []), "prof")
+    err = capsys.readouterr().err
+    assert "prof/faces/hearts_7.*.png: its corner index does not look like" in err
+    assert "will not be read" not in err
+    # a rank with no index at all: nothing is read, and enrolment says which
+    no_sevens = {c: f for c, f in _profile().faces.items() if not c.endswith("/7")}
+    use = corner_index.usable_templates(no_sevens, cards_of("french-52"))
+    assert not use.templates and "7" in use.off.split("shows ")[1]
+    # indices cut off in most photos (the bottom-right corner gone): nothing is read
+    cut = {c: [f[0][: f[0].shape[0] * 2 // 3]] if "/" in c else f for c, f in _profile().faces.items()}
+    use = corner_index.usable_templates(cut, cards_of("french-52"))
+    assert not use.templates and "0 of 52 faces show an index in both corners" in use.off
+    print_summary(EnrolReport.of(Profile("french-52", cut, 1.4), [], 53, []), "prof")
+    assert "corner indices will not be read with this profile: 0 of 52" in capsys.readouterr().err
