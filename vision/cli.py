@@ -82,14 +82,20 @@ def print_summary(rep, profile_dir: str) -> None:
           f"from {rep.photos} photos -> {profile_dir}", file=sys.stderr)
     if rep.missing:
         print(f"missing ({len(rep.missing)}): {' '.join(rep.missing)}", file=sys.stderr)
+    def retake(stem: str) -> str:
+        if p.meta.get("enrolled_from") == "camera":
+            return f"deal {stem} into the box again (enrol it from the camera with the rest)"
+        return f"retake {stem}.jpg"
+
     for card in rep.suspect:
         stem = card.replace("/", "_")
         print(f"check {profile_dir}/faces/{stem}.*.png: its edge is not card paper (cut off, "
-              f"or table in the picture?); retake {stem}.jpg", file=sys.stderr)
+              f"or table in the picture?); {retake(stem)} (until then {card} is named only where "
+              f"every part of its face agrees, or by its corner index)", file=sys.stderr)
     for card in rep.index_unlike:
         stem = card.replace("/", "_")
         print(f"check {profile_dir}/faces/{stem}.*.png: its corner index does not look like the same rank's "
-              f"and suit's on other cards (table or glare at its corner?), so it is not read; retake {stem}.jpg",
+              f"and suit's on other cards (table or glare at its corner?), so it is not read; {retake(stem)}",
               file=sys.stderr)
     if rep.index_off:
         print(f"corner indices will not be read with this profile: {rep.index_off}", file=sys.stderr)

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.cli import enrol_main, recognise_main
+from vision.cli import enrol_main, print_summary, recognise_main
 from vision.profile import Profile
 from vision.synthetic import Placement, StressOptions, render_scene, synthetic_profile
 
@@ -200,4 +200,16 @@ def test_enrol_names_a_face_that_shows_table(tmp_path, capsys):
     assert enrol_main([str(tmp_path / "prof"), str(ref), "-q", "--deck", DECK]) == 0
     err = capsys.readouterr().err
     assert "faces/spades_8.*.png: its edge is not card paper" in err
+    assert "retake spades_8.jpg (until then spades/8 is named only where every part of its face agrees" in err
     assert "faces/hearts_queen" not in err and "faces/clubs_7" not in err and "faces/diamonds_ace" not in err
+    assert Profile.load(tmp_path / "prof").suspect == {"spades/8"}
+
+
+def test_a_camera_enrolment_says_to_deal_a_doubted_card_again_not_to_retake_a_photo(capsys):
+    from vision.enrol import EnrolReport
+    p = synthetic_profile(DECK)
+    prof = Profile(DECK, {c: p.faces[c] for c in ("hearts/queen", "spades/8")}, p.aspect,
+                   meta={"enrolled_from": "camera"})
+    print_summary(EnrolReport(prof, [], [], 2, ["spades/8"]), "prof")
+    err = capsys.readouterr().err
+    assert "deal spades_8 into the box again" in err and "retake" not in err
