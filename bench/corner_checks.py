@@ -4,7 +4,7 @@
 
 Reads the real photos where they lie (see bench/vision_realdata.py, whose enrolment and
 scoring it reuses; --reuse loads the profiles a previous run of either script kept in --out)
-and prints five measurements, each on the cards of the 'tune' half only:
+and prints these measurements, on the cards of the 'tune' half unless said:
 
 1. *tilts*, *widths* and *glyphs*: the angle by which each digit of a two-digit rank (a 10) turns the
    sign-to-rank direction away from the sign-to-whole-rank one, in the enrolled faces of both
@@ -36,6 +36,10 @@ and prints five measurements, each on the cards of the 'tune' half only:
    sets nothing), right / wrong: bidly deals (right within CORNER_NEAR px of a label of its card),
    deepPoker peeks and table photos (a read of another card is wrong), and the reads named before
    "each card once" that are wrong (that rule hides them only while the true card is read too).
+
+9. *ranks*: per bidly deal and rank, the median over its labelled indices of the best correlation
+   of a rank glyph read there with that rank's templates (RANK_MIN set aside, so glyphs under
+   it are measured too): a rank printed unlike the enrolled deck's stands out in its deal.
 
 ``--only reader,notches`` runs the named measurements alone.
 """
@@ -366,6 +370,28 @@ def side_scores(reader: ci.CornerReader, r: ci.Read) -> tuple[float, float]:
     return float(sr[reader._best(sr, 0, ranks.index(rank))]), float(ss[reader._best(ss, 1, suits.index(suit))])
 
 
+def ranks(bidly_reader, deals) -> None:
+    rank_names, _ = bidly_reader.sides[0]
+    floor = ci.RANK_MIN
+    ci.RANK_MIN = -1.0          # every pair whose sign is read, whatever its rank scores
+    try:
+        for n, (img, centres) in enumerate(deals, 1):
+            reads = bidly_reader.read(img, claims=True)
+            best: dict[str, list[float]] = {}
+            for card, pts in centres.items():
+                rank = card.split("/")[1]
+                for p in pts:
+                    at = [r for r in reads if np.hypot(*(r.index - p)) < vr.CORNER_NEAR]
+                    if at:
+                        k = rank_names.index(rank)
+                        best.setdefault(rank, []).append(max(float(r.scores[0][bidly_reader._best(r.scores[0], 0, k)])
+                                                             for r in at))
+            print(f"  deal {n}: " + " ".join(f"{r} {np.median(v):.2f}" for r, v in sorted(
+                best.items(), key=lambda kv: rank_names.index(kv[0]))))
+    finally:
+        ci.RANK_MIN = floor
+
+
 def floors(dp_reader, dp_folder: Path, bidly_reader, deals) -> None:
     """Reads named (after "each card once") right and wrong for each rank floor
     (vision.corner_index.RANK_MIN) and duel margin (DUEL_MIN), the other guards as they are;
@@ -455,7 +481,7 @@ def notches(dp_prof: Profile, dp_folder: Path, bidly_prof: Profile, deals) -> No
 def main(argv=None) -> int:
     ap = vr.realdata_parser("bench/corner_checks.py")
     ap.add_argument("--only", default="", help="comma-separated measurements to run (default: all): "
-                    "tilts, glyphs, widths, turns, floors, notches, against, twins, holes, reader")
+                    "tilts, glyphs, widths, turns, floors, notches, against, twins, holes, ranks, reader")
     args = ap.parse_args(argv)
     vr.REUSE = args.reuse
     data, out = Path(args.realdata), vr.output_dir("bench/corner_checks.py", args.out)
@@ -489,6 +515,8 @@ def main(argv=None) -> int:
         twins(ci.CornerReader(bidly.faces, DECK), deals)
     if run("holes", "holes: rank glyphs with a hole (HOLE_SHARE), reads before each card once"):
         holes(ci.CornerReader(dp.faces, DECK), folder, ci.CornerReader(bidly.faces, DECK), deals)
+    if run("ranks", "ranks: median correlation of each rank's labelled glyphs with its templates, per deal (bidly)"):
+        ranks(ci.CornerReader(bidly.faces, DECK), deals)
     if run("reader", "reader: the corner reader alone, both halves (named right, wrong)"):
         reader(ci.CornerReader(dp.faces, DECK), folder, ci.CornerReader(bidly.faces, DECK), deals)
     return 0
