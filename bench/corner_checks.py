@@ -19,7 +19,9 @@ and prints these measurements, on the cards of the 'tune' half unless said:
 4. *notches* (vision.corner_index.CLUB_NOTCH): the club notch (club_notch) of every black sign
    read at an index of a black card (its rank read right, so the pair is that card's index):
    bidly deals at their labels, deepPoker photos of one card, and the enrolled faces' own
-   indices, per true suit and half.
+   indices, per true suit and half; and (SPADE_CLEAR) how far the spades' templates lead the
+   clubs' at each sign with a notch above CLUB_NOTCH, per true suit, also in deepPoker's photos
+   read with the bidly profile (another print of the deck, as a held-out set is).
 5. *against* (vision.recognise.CORNER_AGAINST): for every detection named before the corner
    merge, the strongest contradiction (CornerReader.against) of an index read lying on it, for
    right names and for wrong ones (deepPoker table, tight crop, peek and unenrolled photos;
@@ -260,7 +262,7 @@ def twins(bidly_reader, deals) -> None:
                 kind = "its two indices" if all(r.card in c for c in at) else "two places"
                 print(f"  bidly deal {n + 1} {r.card} ({vr.half_of(r.card, DECK)}): {kind}, labels there "
                       f"{at[0] or '-'} / {at[1] or '-'}, {np.degrees(np.arccos(np.clip(cos, -1, 1))):.1f}°, "
-                      f"{apart:.2f} short sides apart")
+                      f"{apart:.2f} short sides apart, scores {r.score:.2f} / {o.score:.2f}")
 
 
 def hole_sizes(b: ci.Blobs, k: int) -> list[float]:
@@ -476,6 +478,42 @@ def notches(dp_prof: Profile, dp_folder: Path, bidly_prof: Profile, deals) -> No
         q = np.percentile(v, [0, 10, 50, 90, 100])
         print(f"  {where:17s} {suit:7s} {half:6s} n {len(v):3d}  min {q[0]:.3f}  10% {q[1]:.3f}  median {q[2]:.3f}"
               f"  90% {q[3]:.3f}  max {q[4]:.3f}  above CLUB_NOTCH {np.mean(np.array(v) >= ci.CLUB_NOTCH):.0%}")
+
+    def leads(reader: ci.CornerReader, img: np.ndarray, at) -> list[float]:
+        """The spades' templates' lead over the clubs' of each read sign with a notch above
+        CLUB_NOTCH lying at a black card's index (``at``), before "each card once"."""
+        got: list[ci.Read] = []
+        once, clear = ci._once, ci.SPADE_CLEAR
+        ci._once = lambda reads: got.extend(reads) or once(reads)
+        ci.SPADE_CLEAR = -np.inf          # every notched read keeps its templates' own scores
+        try:
+            reader.read(img, claims=True)
+        finally:
+            ci._once, ci.SPADE_CLEAR = once, clear
+        suits = reader.sides[1][0]
+        return [float(r.scores[1][reader._best(r.scores[1], 1, suits.index("spades"))]
+                      - r.scores[1][reader._best(r.scores[1], 1, suits.index("clubs"))])
+                for r in got if r.notch >= ci.CLUB_NOTCH and at(r)]
+
+    lead: dict[str, list[float]] = {"clubs": [], "spades": []}
+    for img, centres in deals:
+        for card, pts in centres.items():
+            if card.startswith(("clubs/", "spades/")):
+                lead[card.split("/")[0]] += leads(br, img, lambda r, pts=pts, card=card: own(r, card) and any(
+                    np.hypot(*(r.index - p)) < vr.CORNER_NEAR for p in pts))
+    held_out = ci.CornerReader(bidly_prof.faces, DECK)    # deepPoker photos read with the bidly profile too
+    for row in rows:
+        f, card = row["file"], vr.DEEPPOKER_FIXES.get(row["file"], row["card"])
+        if card.startswith(("clubs/", "spades/")) and f.startswith(("peek-", "table-")):
+            img = cv2.imread(str(dp_folder / f))
+            for reader in (dr, held_out):
+                lead[card.split("/")[0]] += leads(reader, img, lambda r, card=card: own(r, card))
+    print(f"  signs with a notch above CLUB_NOTCH, their spade templates' lead over the clubs' (SPADE_CLEAR "
+          f"{ci.SPADE_CLEAR}), bidly deals and deepPoker photos with both profiles:")
+    for suit, v in lead.items():
+        ahead = sorted(x for x in v if x > 0)
+        print(f"    true {suit}: {len(v)}, {len(ahead)} with the spades ahead: "
+              + (" ".join(f"{x:.3f}" for x in ahead) or "none"))
 
 
 def main(argv=None) -> int:

@@ -132,7 +132,15 @@ GROUND_MAX = 0.25      # median ink around the glyphs above which they are not p
 # The upper half only: a spade's notches lie where its stem meets its head, under the middle (the
 # drawn spades of tests/vision/test_corner_index.py, an arrowhead, reached 0.25 at 60 % of its
 # height and were read as clubs)
-CLUB_NOTCH = 0.1       # notch above which a black sign is a club, never a spade, whatever the templates
+CLUB_NOTCH = 0.1       # notch above which a black sign is a club, never a spade, where the templates hesitate
+# Where the spades' templates lead the clubs' by SPADE_CLEAR or more, a notch makes the read unsure
+# instead of a club: held out, a small blurred spade (deepPoker table-spades_4-4.jpg read with the
+# bidly profile) measured a notch of 0.12 and was named the clubs 4 though its templates read the
+# spade 0.06 ahead. Signs with a notch above CLUB_NOTCH, their templates' spade lead (bench/
+# corner_checks.py notches, session 33): true clubs (bidly deals, deepPoker photos with both
+# profiles: 213) at most 0.029 (8 with the spades ahead at all: another print's clubs, bidly deal
+# 4, sit a few hundredths nearer the spades), true spades 0.060 and 0.073 (2); SPADE_CLEAR lies between
+SPADE_CLEAR = 0.045    # spades' template lead over clubs' above which a notched sign is left unsure
 NOTCH_CELLS = 48       # cells per side of the sign's outline grid (over the same +-SPAN as the patch)
 CONF_SLOPE = 20.0      # logistic slope of a read's confidence against its duel margin (0.7 at DUEL_MIN)
 CLEARLY = 0.1          # score lead by which a read keeps a blob another read also claims
@@ -708,20 +716,30 @@ class CornerReader:
             if self.hole[self._best(sr[k], 0, int(lead[k]))] and holes(b, int(j[k])) == 0:
                 ok[k] = False
         reads = []
+
+        def judged(k: int, ss_k: np.ndarray, per_s_k: np.ndarray) -> Read:
+            orr, ors = np.argsort(-per_r[k])[:2], np.argsort(-per_s_k)[:2]
+            sign_patch = ps[turn[k, self._best(ss_k, 1, ors[0])], k]     # at the leading suit's best turn
+            return self._judge(np.concatenate([pr[k], sign_patch]), sr[k], ss_k, orr, ors, per_r[k], per_s_k,
+                               b.centre[i[k]], up[k], candidates, (int(i[k]), int(j[k])))
+
+        if self.spades is not None:
+            spades, clubs = self.sides[1][0].index("spades"), self.sides[1][0].index("clubs")
         for k in np.flatnonzero(ok):
             notch = 0.0
             lead = int(np.argmax(per_s[k]))
+            r = judged(k, ss[k], per_s[k])
             if self.spades is not None and self.sides[1][0][lead] in ("clubs", "spades"):
                 # in the frame the leading suit matched best (SIGN_TURN): a 10's digit tilts "up"
                 deg = (0.0, -SIGN_TURN, SIGN_TURN)[turn[k, self._best(ss[k], 1, lead)]]
                 notch = club_notch(ink, b, int(i[k]), up[k] @ _turn(deg))
-                if notch >= CLUB_NOTCH:          # a trefoil: never a spade, whatever the templates say
-                    ss[k] = np.where(self.spades, -1.0, ss[k])
-                    per_s[k] = self._per(ss[k][None], 1)[0]
-            orr, ors = np.argsort(-per_r[k])[:2], np.argsort(-per_s[k])[:2]
-            sign_patch = ps[turn[k, self._best(ss[k], 1, ors[0])], k]     # at the leading suit's best turn
-            r = self._judge(np.concatenate([pr[k], sign_patch]), sr[k], ss[k], orr, ors, per_r[k], per_s[k],
-                            b.centre[i[k]], up[k], candidates, (int(i[k]), int(j[k])))
+                spade_lead = float(ss[k][self._best(ss[k], 1, spades)] - ss[k][self._best(ss[k], 1, clubs)])
+                if notch >= CLUB_NOTCH and spade_lead >= SPADE_CLEAR:
+                    # the templates clearly read a spade, the outline a trefoil: no guess
+                    r = replace(r, card=None, claim=None)
+                elif notch >= CLUB_NOTCH:        # a trefoil: never a spade, where the templates hesitate
+                    no_spades = np.where(self.spades, -1.0, ss[k])
+                    r = judged(k, no_spades, self._per(no_spades[None], 1)[0])
             reads.append(replace(r, ground=float(ground[k]), notch=notch))
         named = _once(reads)
         if not claims:
