@@ -20,6 +20,13 @@ Triestine photos (34 photos, 45 annotated cards, rank-only labels with boxes):
 
 Trentine frames (16 overhead video frames, no boxes): recognised with the same profile
 (another Italian pattern, so nothing should be named) and annotated for a look.
+
+French sets (``--sets deeppoker,bidly,another``): deepPoker enrolled from ``table-*-1.jpg`` and
+its other table photos, tight crops of them, peeks, cards left out of the profile and the
+``black-*`` photos of another design recognised (:func:`deeppoker`); bidly's deals recognised
+with the profile of its singles (:func:`bidly`); and deepPoker's table photos recognised with
+bidly's profile, another maker's print of the same pattern (:func:`another_print`). Each row
+is split into the 'tune' half of the deck, on which parameters are chosen, and the 'report' half.
 """
 from __future__ import annotations
 
@@ -315,6 +322,21 @@ def deeppoker(folder: Path, out: Path) -> dict[str, Tally]:
     return tallies
 
 
+def another_print(data: Path, out: Path) -> dict[str, Tally]:
+    """deepPoker's 208 table photos named with the profile enrolled from bidly's singles: the
+    same French pattern from another maker, as a club's held-out deck may differ from the one
+    it enrolled (print, pips, index font). A name may be right or unsure, never wrong."""
+    folder = data / "french-deeppoker-singles"
+    singles = {bidly_card(p.stem): p for p in sorted((data / "french-bidly-deals" / "singles").glob("*.jpg"))}
+    rec = Recogniser(enrol_folder(singles, out / "bidly-enrol", "french-52"))
+    t = Tally()
+    for r in csv.DictReader((folder / "labels.csv").open()):
+        if r["file"].startswith("table-"):
+            _tally(t, rec, cv2.imread(str(folder / r["file"])), DEEPPOKER_FIXES.get(r["file"], r["card"]), out,
+                   f"another-print-{Path(r['file']).stem}")
+    return {"deepPoker table, bidly's profile (another print)": t}
+
+
 UNENROLLED_EVERY = 4    # deepPoker cards left out of the profile for the unenrolled check
 CROP_PAD = 0.06         # share of the corner-index boxes' extent added around them for a tight crop
 
@@ -479,7 +501,7 @@ def default_realdata() -> Path:
     return ROOT.parent / "shared" / "realdata"
 
 
-SETS = ("deeppoker", "bidly", "italian")
+SETS = ("deeppoker", "bidly", "another", "italian")
 
 
 def realdata_parser(prog: str) -> argparse.ArgumentParser:
@@ -526,6 +548,8 @@ def main(argv=None) -> int:
         tallies |= deeppoker(data / "french-deeppoker-singles", out)
     if "bidly" in sets:
         tallies |= bidly(data / "french-bidly-deals", out)
+    if "another" in sets:
+        tallies |= another_print(data, out)
     if "italian" in sets:
         rec = triestine(data / "italian-triestine-photos", out)
         trentine(data / "italian-trentine-overhead", out, rec)
