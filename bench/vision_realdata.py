@@ -323,18 +323,24 @@ def deeppoker(folder: Path, out: Path) -> dict[str, Tally]:
 
 
 def another_print(data: Path, out: Path) -> dict[str, Tally]:
-    """deepPoker's 208 table photos named with the profile enrolled from bidly's singles: the
-    same French pattern from another maker, as a club's held-out deck may differ from the one
-    it enrolled (print, pips, index font). A name may be right or unsure, never wrong."""
+    """Each French set named with the other's profile: the same pattern from another maker, as
+    a club's held-out deck may differ from the one it enrolled (print, pips, index font). A
+    name may be right or unsure, never wrong. deepPoker's 208 table photos with bidly's profile
+    (enrolled from its singles), bidly's deals with deepPoker's (from ``table-*-1.jpg``)."""
     folder = data / "french-deeppoker-singles"
+    rows = list(csv.DictReader((folder / "labels.csv").open()))
     singles = {bidly_card(p.stem): p for p in sorted((data / "french-bidly-deals" / "singles").glob("*.jpg"))}
     rec = Recogniser(enrol_folder(singles, out / "bidly-enrol", "french-52"))
     t = Tally()
-    for r in csv.DictReader((folder / "labels.csv").open()):
+    for r in rows:
         if r["file"].startswith("table-"):
             _tally(t, rec, cv2.imread(str(folder / r["file"])), DEEPPOKER_FIXES.get(r["file"], r["card"]), out,
                    f"another-print-{Path(r['file']).stem}")
-    return {"deepPoker table, bidly's profile (another print)": t}
+    enrolled = {DEEPPOKER_FIXES.get(r["file"], r["card"]): folder / r["file"] for r in rows
+                if r["file"].startswith("table-") and r["file"].endswith("-1.jpg")}
+    dp = Recogniser(enrol_folder(enrolled, out / "deeppoker-enrol", "french-52"))
+    return {"deepPoker table, bidly's profile (another print)": t} | \
+        deals(dp, data / "french-bidly-deals", out, "bidly deals, deepPoker's profile (another print)")
 
 
 UNENROLLED_EVERY = 4    # deepPoker cards left out of the profile for the unenrolled check
@@ -415,14 +421,20 @@ def bidly_card(name: str) -> str:
 
 
 def bidly(folder: Path, out: Path) -> dict[str, Tally]:
-    """Deals fanned into hands: a labelled card is named when a detection with its id covers
-    one of its corner boxes' centres; a named card not labelled in the deal is wrong."""
-    deck = cards_of("french-52")
+    """Deals fanned into hands, recognised with the profile of bidly's singles (see :func:`deals`)."""
     singles = {bidly_card(p.stem): p for p in sorted((folder / "singles").glob("*.jpg"))}
     profile = enrol_folder(singles, out / "bidly-enrol", "french-52")
     print(f"  bidly: enrolled {len(profile.faces)} of {len(singles)} cards")
-    rec = Recogniser(profile)
-    tallies = {h: Tally() for h in (f"bidly deals {x}" for x in ("tune", "report"))}
+    return deals(Recogniser(profile), folder, out, "bidly deals", corners=True)
+
+
+def deals(rec: Recogniser, folder: Path, out: Path, label: str, corners: bool = False) -> dict[str, Tally]:
+    """bidly's deals: a labelled card is named when a detection with its id covers one of its
+    corner boxes' centres; a named card not labelled in the deal is wrong (one that covers none
+    of its card's labels is listed to check by eye: not every visible card is labelled).
+    ``corners``: also what the corner reader alone names (:func:`corner_reads`)."""
+    deck = cards_of("french-52")
+    tallies = {h: Tally() for h in (f"{label} {x}" for x in ("tune", "report"))}
     for path in sorted(folder.glob("deal*-md-sq.jpg")):
         img = cv2.imread(str(path))
         h, w = img.shape[:2]
@@ -438,7 +450,7 @@ def bidly(folder: Path, out: Path) -> dict[str, Tally]:
             x.ms.append(ms)
         notes = []
         for card, pts in centres.items():
-            t = tallies[f"bidly deals {half_of(card, deck)}"]
+            t = tallies[f"{label} {half_of(card, deck)}"]
             t.labelled += 1
             cover = [d for d in dets if any(inside(d.quad, p) for p in pts)]
             ok = any(d.card == card for d in cover)
@@ -450,12 +462,15 @@ def bidly(folder: Path, out: Path) -> dict[str, Tally]:
                 notes.append(f"{card}:{'unsure' if cover else 'missed'}")
         for d in dets:
             if d.card is not None and d.card not in centres:
-                tallies[f"bidly deals {half_of(d.card, deck)}"].wrong += 1
+                tallies[f"{label} {half_of(d.card, deck)}"].wrong += 1
                 notes.append(f"WRONG {d.card}")
                 print(f"  {path.name}: named {d.card} ({d.confidence:.2f}), not in this deal: WRONG")
-        corner_reads(rec, img, centres, deck, tallies, path.name)
+            elif d.card is not None and not any(inside(d.quad, p) for p in centres[d.card]):
+                print(f"  {path.name}: named {d.card} ({d.confidence:.2f}) on none of its labels: check by eye")
+        if corners:
+            corner_reads(rec, img, centres, deck, tallies, path.name)
         if notes:
-            save_failure(out, f"bidly-{path.stem}", img, dets, f"{len(notes)} failures")
+            save_failure(out, f"{label.replace(' ', '-')}-{path.stem}", img, dets, f"{len(notes)} failures")
             print(f"  {path.name}: " + " ".join(notes))
     return tallies
 
