@@ -43,6 +43,11 @@ and prints these measurements, on the cards of the 'tune' half unless said:
    of a rank glyph read there with that rank's templates (RANK_MIN set aside, so glyphs under
    it are measured too): a rank printed unlike the enrolled deck's stands out in its deal.
 
+10. *leaning* (vision.recognise "Leaning indices"): every name given before the corner merge with
+   index reads on its card (recognise._under), whether one of them leads with the named card or
+   every one with another, right and wrong: deepPoker's photos (one card each) with both profiles,
+   bidly's deals with both (a name is right on one of its card's labels, unknown elsewhere).
+
 ``--only reader,notches`` runs the named measurements alone.
 """
 from __future__ import annotations
@@ -394,6 +399,43 @@ def ranks(bidly_reader, deals) -> None:
         ci.RANK_MIN = floor
 
 
+def leaning(dp_prof: Profile, dp_folder: Path, bidly_prof: Profile, deals) -> None:
+    seen: list[tuple[str, str, str]] = []       # (truth, which reads lean where, what)
+    merge = rg._with_corners
+
+    def names(rec: rg.Recogniser, img: np.ndarray, truth, what: str) -> None:
+        def hook(dets, reads, against=None):
+            for k, d in enumerate(dets):
+                leads = [r.top[0][0] for r in reads if r.top and k in rg._under(dets, r)]
+                if d.card is not None and leads:
+                    lean = "a read leads with it" if d.card in leads else "every read leads with another card"
+                    seen.append((truth(d), lean, f"{what} {d.card}"))
+            return merge(dets, reads, against)
+        rg._with_corners = hook
+        try:
+            rec.recognise(img)
+        finally:
+            rg._with_corners = merge
+
+    recs = (rg.Recogniser(dp_prof), rg.Recogniser(bidly_prof))
+    for row in csv.DictReader((dp_folder / "labels.csv").open()):
+        f, card = row["file"], vr.DEEPPOKER_FIXES.get(row["file"], row["card"])
+        if f.endswith("-1.jpg") and f.startswith("table-"):
+            continue
+        img = cv2.imread(str(dp_folder / f))
+        for rec in recs if f.startswith("table-") else recs[:1]:
+            names(rec, img, lambda d, card=card: "right" if d.card == card else "WRONG", f)
+    for n, (img, centres) in enumerate(deals, 1):
+        for rec in recs:
+            names(rec, img, lambda d, centres=centres: "right" if any(
+                rg._inside(d.quad, p) for p in centres.get(d.card, [])) else "unknown", f"bidly deal {n}")
+    for truth in ("right", "unknown", "WRONG"):
+        for lean in ("a read leads with it", "every read leads with another card"):
+            got = [w for t, ln, w in seen if t == truth and ln == lean]
+            shown = f": {', '.join(got)}" if got and truth != "right" and len(got) <= 6 else ""
+            print(f"  {truth} names, {lean}: {len(got)}{shown}")
+
+
 def floors(dp_reader, dp_folder: Path, bidly_reader, deals) -> None:
     """Reads named (after "each card once") right and wrong for each rank floor
     (vision.corner_index.RANK_MIN) and duel margin (DUEL_MIN), the other guards as they are;
@@ -519,7 +561,7 @@ def notches(dp_prof: Profile, dp_folder: Path, bidly_prof: Profile, deals) -> No
 def main(argv=None) -> int:
     ap = vr.realdata_parser("bench/corner_checks.py")
     ap.add_argument("--only", default="", help="comma-separated measurements to run (default: all): "
-                    "tilts, glyphs, widths, turns, floors, notches, against, twins, holes, ranks, reader")
+                    "tilts, glyphs, widths, turns, floors, notches, against, twins, holes, ranks, leaning, reader")
     args = ap.parse_args(argv)
     vr.REUSE = args.reuse
     data, out = Path(args.realdata), vr.output_dir("bench/corner_checks.py", args.out)
@@ -555,6 +597,8 @@ def main(argv=None) -> int:
         holes(ci.CornerReader(dp.faces, DECK), folder, ci.CornerReader(bidly.faces, DECK), deals)
     if run("ranks", "ranks: median correlation of each rank's labelled glyphs with its templates, per deal (bidly)"):
         ranks(ci.CornerReader(bidly.faces, DECK), deals)
+    if run("leaning", "leaning: names given before the corner merge with index reads on their card, both halves"):
+        leaning(dp, folder, bidly, deals)
     if run("reader", "reader: the corner reader alone, both halves (named right, wrong)"):
         reader(ci.CornerReader(dp.faces, DECK), folder, ci.CornerReader(bidly.faces, DECK), deals)
     return 0

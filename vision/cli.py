@@ -82,6 +82,7 @@ def print_summary(rep, profile_dir: str) -> None:
           f"from {rep.photos} photos -> {profile_dir}", file=sys.stderr)
     if rep.missing:
         print(f"missing ({len(rep.missing)}): {' '.join(rep.missing)}", file=sys.stderr)
+
     def retake(stem: str) -> str:
         if p.meta.get("enrolled_from") == "camera":
             return f"deal {stem} into the box again (enrol it from the camera with the rest)"

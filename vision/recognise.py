@@ -83,6 +83,13 @@ CORNER_AGAINST = 0.25      # duel margin by which an index on a named card prefe
 #   read as their look-alike: a diamonds 8 as the 7 at 1.45, a hearts 3 as the 2 at 0.33); the
 #   duels cannot see a rival never enrolled, its index can, even where it is not clear enough to
 #   name (or claim) a card of its own
+# Leaning indices (_with_corners): a name the face gave is withdrawn when index reads lie on its
+#   card and every one of them leads with another card (Read.top), however slightly, even where
+#   none is clear enough to name anything: its index does not lean to the name. Names given before
+#   the corner merge with a read on them (bench/corner_checks.py leaning: deepPoker photos with
+#   both profiles, bidly deals with both): every right one has a read leading with its own card;
+#   the black-* clubs 10 named spades 10 (session 32's unseparable wrong name) has 3 reads, each
+#   leading with the clubs 10, and two other wrong names 1-2 such reads
 # A pip card whose look-alike (vision.decks.look_alikes) the profile lacks: no duel saw that
 # rival, so its face alone names it only when no other card lies on it (blank paper on top
 # could hide the pip that makes it the look-alike) and every cell agrees with the named card's
@@ -811,10 +818,15 @@ def _with_corners(dets: list[Detection], reads: list[corner_index.Read],
     once: neither is believed. An unnamed index only contradicts: it unnames the detection
     it lies on when it clearly shows a card not enrolled (a claim: the whole-face duels
     never saw that card as a rival), or when it prefers its own rank or suit to the
-    detection's by ``against`` (CornerReader.against) >= CORNER_AGAINST."""
+    detection's by ``against`` (CornerReader.against) >= CORNER_AGAINST; and the indices read
+    on a card its face named unname it when every one of them leads with another card (see
+    "Leaning indices" among this module's constants)."""
     out = list(dets)
+    read_on: dict[int, list[corner_index.Read]] = {}
     for r in reads:
         on = _under(dets, r)
+        for k in on:
+            read_on.setdefault(k, []).append(r)
         if r.card is None:      # an index that names nothing only contradicts
             for k in on:
                 d = out[k]
@@ -839,6 +851,10 @@ def _with_corners(dets: list[Detection], reads: list[corner_index.Read],
                 out[lone] = replace(out[lone], card=r.card, confidence=r.confidence, margin=r.margin, top=r.top)
             else:
                 out.append(Detection(r.quad, r.card, True, r.confidence, r.margin, r.top))
+    for k, seen in read_on.items():
+        d = out[k]
+        if d.card is not None and d.card == dets[k].card and all(r.top and r.top[0][0] != d.card for r in seen):
+            out[k] = replace(d, card=None)      # its index, read wherever, leans to another card
     return out
 
 

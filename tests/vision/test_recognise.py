@@ -241,3 +241,24 @@ def test_an_index_whose_card_lies_elsewhere_names_the_lone_card_it_is_printed_on
     assert next(d for d in out if d.card == "hearts/2").quad.tolist() == read.quad.tolist()
     far = Read("hearts/2", np.float32([400, 340]), _rect(120, 200), 0.9, 0.3, 0.4)   # mid-card: no index
     assert [d.card for d in _with_corners([card], [far])] == [None, "hearts/2"]
+
+
+def test_a_face_name_whose_indices_all_lean_to_another_card_is_withdrawn():
+    """deepPoker's black-clubs_10-1.jpg, another print: its face was named the spades 10 at 1.0;
+    its indices, read at all four corners, are too unclear to name anything, but each leads with
+    the clubs 10. A name is withdrawn when every index read on its card leads with another card,
+    and stands when one leads with it, or when none is read."""
+    from vision.corner_index import Read
+    from vision.recognise import Detection, _with_corners
+    card = Detection(_rect(300, 200), "spades/10", True, 1.0, 0.5)
+
+    def unsure(at, lead):       # an index at ``at`` of the card at _rect(300, 200), too unclear to name
+        return Read(None, np.float32(at), _rect(300, 200), 0.9, 0.02, 0.05,
+                    top=((lead, 0.9), ("spades/10", 0.88)))
+    leaning = [unsure([330, 240], "clubs/10"), unsure([470, 440], "clubs/10")]
+    assert [d.card for d in _with_corners([card], leaning)] == [None]
+    assert [d.card for d in _with_corners([card], leaning + [unsure([330, 240], "spades/10")])] == ["spades/10"]
+    assert [d.card for d in _with_corners([card], [])] == ["spades/10"]
+    # an index leaning elsewhere on another card (not this card's own) does not count
+    elsewhere = Read(None, np.float32([330, 240]), _rect(120, 200), 0.9, 0.02, 0.05, top=(("clubs/10", 0.9),))
+    assert [d.card for d in _with_corners([card], [elsewhere])] == ["spades/10"]
