@@ -716,30 +716,28 @@ class CornerReader:
             if self.hole[self._best(sr[k], 0, int(lead[k]))] and holes(b, int(j[k])) == 0:
                 ok[k] = False
         reads = []
-
-        def judged(k: int, ss_k: np.ndarray, per_s_k: np.ndarray) -> Read:
-            orr, ors = np.argsort(-per_r[k])[:2], np.argsort(-per_s_k)[:2]
-            sign_patch = ps[turn[k, self._best(ss_k, 1, ors[0])], k]     # at the leading suit's best turn
-            return self._judge(np.concatenate([pr[k], sign_patch]), sr[k], ss_k, orr, ors, per_r[k], per_s_k,
-                               b.centre[i[k]], up[k], candidates, (int(i[k]), int(j[k])))
-
         if self.spades is not None:
             spades, clubs = self.sides[1][0].index("spades"), self.sides[1][0].index("clubs")
         for k in np.flatnonzero(ok):
-            notch = 0.0
-            lead = int(np.argmax(per_s[k]))
-            r = judged(k, ss[k], per_s[k])
+            notch, unsure = 0.0, False
+            ss_k, per_s_k = ss[k], per_s[k]
+            lead = int(np.argmax(per_s_k))
             if self.spades is not None and self.sides[1][0][lead] in ("clubs", "spades"):
                 # in the frame the leading suit matched best (SIGN_TURN): a 10's digit tilts "up"
-                deg = (0.0, -SIGN_TURN, SIGN_TURN)[turn[k, self._best(ss[k], 1, lead)]]
+                deg = (0.0, -SIGN_TURN, SIGN_TURN)[turn[k, self._best(ss_k, 1, lead)]]
                 notch = club_notch(ink, b, int(i[k]), up[k] @ _turn(deg))
-                spade_lead = float(ss[k][self._best(ss[k], 1, spades)] - ss[k][self._best(ss[k], 1, clubs)])
-                if notch >= CLUB_NOTCH and spade_lead >= SPADE_CLEAR:
-                    # the templates clearly read a spade, the outline a trefoil: no guess
-                    r = replace(r, card=None, claim=None)
-                elif notch >= CLUB_NOTCH:        # a trefoil: never a spade, where the templates hesitate
-                    no_spades = np.where(self.spades, -1.0, ss[k])
-                    r = judged(k, no_spades, self._per(no_spades[None], 1)[0])
+                if notch >= CLUB_NOTCH:
+                    if ss_k[self._best(ss_k, 1, spades)] - ss_k[self._best(ss_k, 1, clubs)] >= SPADE_CLEAR:
+                        unsure = True    # the templates clearly read a spade, the outline a trefoil: no guess
+                    else:                # a trefoil: never a spade, where the templates hesitate
+                        ss_k = np.where(self.spades, -1.0, ss_k)
+                        per_s_k = self._per(ss_k[None], 1)[0]
+            orr, ors = np.argsort(-per_r[k])[:2], np.argsort(-per_s_k)[:2]
+            sign_patch = ps[turn[k, self._best(ss_k, 1, ors[0])], k]     # at the leading suit's best turn
+            r = self._judge(np.concatenate([pr[k], sign_patch]), sr[k], ss_k, orr, ors, per_r[k], per_s_k,
+                            b.centre[i[k]], up[k], candidates, (int(i[k]), int(j[k])))
+            if unsure:
+                r = replace(r, card=None, claim=None)
             reads.append(replace(r, ground=float(ground[k]), notch=notch))
         named = _once(reads)
         if not claims:
