@@ -109,14 +109,8 @@ def bidly_deals(folder: Path) -> list[tuple[np.ndarray, dict[str, list[tuple[flo
 
 
 def profiles(data: Path, out: Path) -> tuple[Profile, Profile]:
-    dp = data / "french-deeppoker-singles"
-    rows = list(csv.DictReader((dp / "labels.csv").open()))
-    enrolled = {vr.DEEPPOKER_FIXES.get(r["file"], r["card"]): dp / r["file"] for r in rows
-                if r["file"].startswith("table-") and r["file"].endswith("-1.jpg")}
-    bd = data / "french-bidly-deals"
-    singles = {vr.bidly_card(p.stem): p for p in sorted((bd / "singles").glob("*.jpg"))}
-    return (vr.enrol_folder(enrolled, out / "deeppoker-enrol", "french-52"),
-            vr.enrol_folder(singles, out / "bidly-enrol", "french-52"))
+    return (vr.deeppoker_profile(data / "french-deeppoker-singles", out),
+            vr.bidly_profile(data / "french-bidly-deals", out))
 
 
 def tilts(*profs: Profile) -> list[float]:

@@ -67,9 +67,7 @@ def main(argv=None) -> int:
     folder = data / "french-deeppoker-singles"
     rows = [dict(r, card=vr.DEEPPOKER_FIXES.get(r["file"], r["card"]))
             for r in csv.DictReader((folder / "labels.csv").open())]
-    full = vr.enrol_folder({r["card"]: folder / r["file"] for r in rows
-                            if r["file"].startswith("table-") and r["file"].endswith("-1.jpg")},
-                           out / "deeppoker-enrol", "french-52")
+    full = vr.deeppoker_profile(folder, out)
     photos = [(r["file"], r["card"]) for r in rows
               if r["file"].startswith("table-") and not r["file"].endswith("-1.jpg")]
     tally: dict[tuple[str, str], list[tuple[float, bool]]] = {}   # (kind, half) -> (worst cell, twin left out)

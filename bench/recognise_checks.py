@@ -50,7 +50,7 @@ from vision.geometry import quad_sides  # noqa: E402
 from vision.profile import SUSPECT_META  # noqa: E402
 from vision.recognise import Recogniser  # noqa: E402
 from vision.synthetic import synthetic_profile  # noqa: E402
-from vision.synthetic.stress import random_scene, score  # noqa: E402
+from vision.synthetic.stress import random_scene  # noqa: E402
 
 
 CHECKS = ("pieces", "corners", "peers", "doubted")
@@ -197,21 +197,12 @@ def main(argv=None) -> int:
     if not folder.is_dir():
         print(f"bench/recognise_checks.py: no real photos at {data} (see ../shared/realdata)", file=sys.stderr)
         return 1
-    rows = list(csv.DictReader((folder / "labels.csv").open()))
-
-    def enrolled_from(k: int):
-        """deepPoker enrolled from its table-*-k photos (k = 1: bench/vision_realdata.py's profile)."""
-        photos = {vr.DEEPPOKER_FIXES.get(r["file"], r["card"]): folder / r["file"] for r in rows
-                  if r["file"].startswith("table-") and r["file"].endswith(f"-{k}.jpg")}
-        return vr.enrol_folder(photos, out / ("deeppoker-enrol" + (f"-{k}" if k > 1 else "")), "french-52")
-
-    rec = Recogniser(enrolled_from(1))
+    rec = Recogniser(vr.deeppoker_profile(folder, out))
     profiles: dict[str, object] = {}
     if checks & {"peers", "doubted"}:
-        profiles = {f"deepPoker table-*-{k}": rec.profile if k == 1 else enrolled_from(k) for k in (1, 2, 3, 4)}
-        bidly = data / "french-bidly-deals" / "singles"
-        profiles["bidly singles"] = vr.enrol_folder({vr.bidly_card(p.stem): p for p in sorted(bidly.glob("*.jpg"))},
-                                                    out / "bidly-enrol", "french-52")
+        profiles = {f"deepPoker table-*-{k}": rec.profile if k == 1 else vr.deeppoker_profile(folder, out, k)
+                    for k in (1, 2, 3, 4)}
+        profiles["bidly singles"] = vr.bidly_profile(data / "french-bidly-deals", out)
     for check, title, run in (("pieces", "PIECE_AREA, PIECE_INSIDE", lambda: pieces(rec, folder)),
                               ("corners", "INDEX_CORNER", lambda: corners(rec, folder)),
                               ("peers", "PEER_AGREE", lambda: peers(profiles, folder)),

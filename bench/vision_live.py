@@ -102,18 +102,12 @@ def cases(size: tuple[int, int], quick: bool, faces: dict | None = None) -> list
 def real_faces(realdata: Path | None, out: Path) -> dict:
     """deck -> profile enrolled from real photos (see ``--faces real``; default: ../shared/realdata),
     as bench/vision_realdata.py enrols."""
-    import csv
-
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import vision_realdata as vr
 
     realdata = realdata or vr.default_realdata()
     vr.REUSE = True      # a profile enrolled before (here or by vision_realdata.py --out OUT) is reused
-    folder = realdata / "french-deeppoker-singles"
-    rows = list(csv.DictReader((folder / "labels.csv").open()))
-    photos = {vr.DEEPPOKER_FIXES.get(r["file"], r["card"]): folder / r["file"] for r in rows
-              if r["file"].startswith("table-") and r["file"].endswith("-1.jpg")}
-    faces = {"french-52": vr.enrol_folder(photos, out / "deeppoker-enrol", "french-52")}
+    faces = {"french-52": vr.deeppoker_profile(realdata / "french-deeppoker-singles", out)}
     scans = realdata / "italian-bresciane-faces"
     italian = {f.stem.replace("_", "/", 1): f for f in sorted(scans.glob("*_*.jpg"))}
     faces["trevigiane-52"] = vr.enrol_folder(italian, out / "bresciane-enrol", "trevigiane-52")

@@ -255,6 +255,21 @@ def enrol_folder(photos: dict[str, Path], ref: Path, deck_id: str):
     return report.profile
 
 
+def deeppoker_profile(folder: Path, out: Path, photo: int = 1):
+    """deepPoker enrolled from its ``table-*-<photo>.jpg`` photos (1: every bench's profile), kept
+    in ``out`` (see :func:`enrol_folder`)."""
+    rows = csv.DictReader((folder / "labels.csv").open())
+    photos = {DEEPPOKER_FIXES.get(r["file"], r["card"]): folder / r["file"] for r in rows
+              if r["file"].startswith("table-") and r["file"].endswith(f"-{photo}.jpg")}
+    return enrol_folder(photos, out / ("deeppoker-enrol" + (f"-{photo}" if photo > 1 else "")), "french-52")
+
+
+def bidly_profile(folder: Path, out: Path):
+    """bidly's deck enrolled from its ``singles/`` photos, kept in ``out``."""
+    singles = {bidly_card(p.stem): p for p in sorted((folder / "singles").glob("*.jpg"))}
+    return enrol_folder(singles, out / "bidly-enrol", "french-52")
+
+
 def save_failure(out: Path, name: str, img: np.ndarray, dets, note: str) -> None:
     pic = annotate(img, dets)
     cv2.putText(pic, note, (8, 24), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0, 0, 0), 4, cv2.LINE_AA)
@@ -269,10 +284,8 @@ def deeppoker(folder: Path, out: Path) -> dict[str, Tally]:
     for r in rows:
         r["card"] = DEEPPOKER_FIXES.get(r["file"], r["card"])
     deck = cards_of("french-52")
-    enrolled = {r["card"]: folder / r["file"] for r in rows if r["file"].startswith("table-")
-                and r["file"].endswith("-1.jpg")}
-    profile = enrol_folder(enrolled, out / "deeppoker-enrol", "french-52")
-    print(f"  deepPoker: enrolled {len(profile.faces)} of {len(enrolled)} cards")
+    profile = deeppoker_profile(folder, out)
+    print(f"  deepPoker: enrolled {len(profile.faces)} of {len(deck)} cards")
     rec = Recogniser(profile)
     # unenrolled: every UNENROLLED_EVERY-th card of the deck left out of the profile; its photos
     # must never be named (each reported once, unnamed, or not at all)
@@ -328,17 +341,13 @@ def another_print(data: Path, out: Path) -> dict[str, Tally]:
     name may be right or unsure, never wrong. deepPoker's 208 table photos with bidly's profile
     (enrolled from its singles), bidly's deals with deepPoker's (from ``table-*-1.jpg``)."""
     folder = data / "french-deeppoker-singles"
-    rows = list(csv.DictReader((folder / "labels.csv").open()))
-    singles = {bidly_card(p.stem): p for p in sorted((data / "french-bidly-deals" / "singles").glob("*.jpg"))}
-    rec = Recogniser(enrol_folder(singles, out / "bidly-enrol", "french-52"))
+    rec = Recogniser(bidly_profile(data / "french-bidly-deals", out))
     t = Tally()
-    for r in rows:
+    for r in csv.DictReader((folder / "labels.csv").open()):
         if r["file"].startswith("table-"):
             _tally(t, rec, cv2.imread(str(folder / r["file"])), DEEPPOKER_FIXES.get(r["file"], r["card"]), out,
                    f"another-print-{Path(r['file']).stem}")
-    enrolled = {DEEPPOKER_FIXES.get(r["file"], r["card"]): folder / r["file"] for r in rows
-                if r["file"].startswith("table-") and r["file"].endswith("-1.jpg")}
-    dp = Recogniser(enrol_folder(enrolled, out / "deeppoker-enrol", "french-52"))
+    dp = Recogniser(deeppoker_profile(folder, out))
     return {"deepPoker table, bidly's profile (another print)": t} | \
         deals(dp, data / "french-bidly-deals", out, "bidly deals, deepPoker's profile (another print)")
 
@@ -422,9 +431,8 @@ def bidly_card(name: str) -> str:
 
 def bidly(folder: Path, out: Path) -> dict[str, Tally]:
     """Deals fanned into hands, recognised with the profile of bidly's singles (see :func:`deals`)."""
-    singles = {bidly_card(p.stem): p for p in sorted((folder / "singles").glob("*.jpg"))}
-    profile = enrol_folder(singles, out / "bidly-enrol", "french-52")
-    print(f"  bidly: enrolled {len(profile.faces)} of {len(singles)} cards")
+    profile = bidly_profile(folder, out)
+    print(f"  bidly: enrolled {len(profile.faces)} of {len(cards_of('french-52'))} cards")
     return deals(Recogniser(profile), folder, out, "bidly deals", corners=True)
 
 
