@@ -115,6 +115,10 @@ PAPER_SHADE = 0.7          # least paper lightness of an unmatched card shape, a
 #   median: named cards of a still lie at 0.78-1.0 of theirs (vision_renders real and small, six bidly deals;
 #   one card in a hand's shadow, bidly deal 7, at 0.48), the renders' only two such shapes that were
 #   no card (dark cloth, a glare on it) at 0.14 and 0.56
+OUTLINED_SIZE = 0.15      # |log| of an outlined card's short side over the named cards' median within
+#   which it is a card of this table (_with_outlined_cards): named cards of one bidly deal lie within
+#   0.15 of theirs; the renders' face-down cards (bench/vision_renders.py real and small, deepPoker,
+#   24 scenes each) at 0.004-0.061
 HALVES_COVER = 0.75        # share of a card two rectangles found as its halves fill (0.79-0.83: the
 #   card's middle lies between them: the 2s and 3s of the 'other design' row of bench/vision_realdata.py)
 PIECE_AREA = 0.75          # an unnamed quad at most this share of a named card's area ...
@@ -357,8 +361,9 @@ class Recogniser:
             if not any(_same_spot(k.quad, d.quad) for k in kept):
                 kept.append(d)
         kept += self._leftovers(image_bgr, found, kept, allowed)
+        outlines = outline.propose(image_bgr, self.profile.aspect) if roi is None else []
         if roi is None:
-            kept = self._outlined(image_bgr, kept, allowed)
+            kept = self._outlined(image_bgr, kept, allowed, outlines)
         if roi is None and not found.candidates and not kept:
             kept += self._whole_picture(image_bgr, allowed)
         kept = self._guarded(image_bgr, _one_per_card(kept))
@@ -369,6 +374,7 @@ class Recogniser:
                 kept += _claimed_cards(kept, reads)
         if roi is None:
             kept = self._with_unmatched(image_bgr, blanks, kept, allowed)
+            kept = _with_outlined_cards(outlines, kept)
         return _without_pieces(kept)
 
     def _with_unmatched(self, image, blanks: list[Candidate], kept: list[Detection], allowed
@@ -490,7 +496,8 @@ class Recogniser:
                 out.append(det)
         return out
 
-    def _outlined(self, image, kept: list[Detection], allowed) -> list[Detection]:
+    def _outlined(self, image, kept: list[Detection], allowed, outlines: list[outline.Outline]
+                  ) -> list[Detection]:
         """``kept`` and the cards outlined by straight edges (vision.outline) that no
         detection already is: each fitted to its leading face and named by duels on its
         part no detection covers (a card half under another is outlined by its visible
@@ -500,7 +507,7 @@ class Recogniser:
         dets = list(kept)
         # proposals with a side seen and not a shaped detection already, screened in one batch
         todo = []
-        for o in outline.propose(image, self.profile.aspect):
+        for o in outlines:
             rest = self._other_cards(dets, o.quad)
             if o.sides < 1 or rest is None:
                 continue
@@ -945,6 +952,29 @@ def _halves_joined(a: np.ndarray, b: np.ndarray, aspect: float) -> np.ndarray | 
     box = order_quad(cv2.boxPoints(cv2.minAreaRect(np.vstack([a, b]).astype(np.float32)))).astype(np.float32)
     fill = cv2.contourArea(np.float32(a)) + cv2.contourArea(np.float32(b))
     return box if _skew(box, aspect) <= MAX_SKEW and fill >= HALVES_COVER * cv2.contourArea(box) else None
+
+
+def _with_outlined_cards(outlines: list[outline.Outline], dets: list[Detection]) -> list[Detection]:
+    """``dets`` and the cards seen whole by their outline alone that nothing named and no
+    detection lies on, each reported once, unnamed (CONTRACT §4: every visible card once): a
+    back when the deck's back is not enrolled (no paper, no ink: the finder and the
+    unmatched-shape test both look for paper), a card of another design on a cloth its
+    paper does not stand out from. Only where cards are named, at their size (OUTLINED_SIZE),
+    with all four corners and four sides seen as straight edges (vision.outline): a magazine
+    picture, a tile or a box lid at the table is of another size or lacks a corner. Such a
+    card is not called a back: without an enrolled back nothing tells a back from a face
+    bleached by a colour cast, so it stays face up and unnamed, for a person to confirm."""
+    named = [d.quad for d in dets if d.card is not None]
+    if not named:
+        return dets
+    size = float(np.median([quad_sides(q)[0] for q in named]))
+    out = list(dets)
+    for o in outlines:
+        if o.corners < 4 or o.sides < 4 or abs(math.log(quad_sides(o.quad)[0] / size)) > OUTLINED_SIZE:
+            continue
+        if _others_mask(o.quad, [d.quad for d in out]) is None:
+            out.append(Detection(np.asarray(o.quad, np.float32), None, True, 0.0, 0.0))
+    return out
 
 
 def _one_per_card(dets: list[Detection]) -> list[Detection]:

@@ -262,3 +262,39 @@ def test_a_face_name_whose_indices_all_lean_to_another_card_is_withdrawn():
     # an index leaning elsewhere on another card (not this card's own) does not count
     elsewhere = Read(None, np.float32([330, 240]), _rect(120, 200), 0.9, 0.02, 0.05, top=(("clubs/10", 0.9),))
     assert [d.card for d in _with_corners([card], [elsewhere])] == ["spades/10"]
+
+
+def _without_back(deck_id: str):
+    from vision.profile import Profile
+    p = synthetic_profile(deck_id)
+    return Profile(p.deck_id, {c: f for c, f in p.faces.items() if c != "back"}, p.aspect)
+
+
+@pytest.mark.parametrize("seed", [0, 3, 5])
+def test_a_back_not_enrolled_is_reported_once_unnamed(seed):
+    """A face-down card of a deck whose back was not enrolled (a plain coloured back: no
+    paper, so neither the finder nor the unmatched-shape test sees it) is found by its
+    outline and reported once, face up and unnamed, beside the named card; never as a card,
+    never as a back (nothing tells a back from a bleached face). On a light table, where its
+    edges stand out in grey (vision.outline reads grey edges only: on a dark table of the
+    back's lightness, or across strong wood grain, it is not outlined and stays missed)."""
+    prof = _without_back("french-52")
+    scene = render_scene(prof, [Placement("clubs/9", (350, 360), -10),
+                                Placement("hearts/king", (850, 360), 20, face_up=False)],
+                         table="light", seed=seed, stress=MILD)
+    dets = sorted(Recogniser(prof).recognise(scene.image), key=lambda d: d.quad[:, 0].mean())
+    assert [(d.card, d.face_up) for d in dets] == [("clubs/9", True), (None, True)]
+    back = [t for t in scene.truth if not t.face_up]
+    assert np.abs(dets[1].quad.mean(axis=0) - np.mean(back[0].quad, axis=0)).max() < 4
+
+
+@pytest.mark.parametrize("scale, alone, want", [(1.4, False, ["clubs/9"]), (1.0, True, [])])
+def test_an_outlined_rectangle_is_a_card_only_at_the_named_cards_size(scale, alone, want):
+    """A coloured rectangle of the deck's shape but another size (a card box's lid) is not
+    reported (OUTLINED_SIZE), and without a named card to measure, none is."""
+    prof = _without_back("french-52")
+    pl = [Placement("hearts/king", (850, 360), 20, face_up=False, scale=scale)]
+    if not alone:
+        pl.insert(0, Placement("clubs/9", (350, 360), -10))
+    scene = render_scene(prof, pl, table="light", seed=3, stress=MILD)
+    assert [d.card for d in Recogniser(prof).recognise(scene.image)] == want
