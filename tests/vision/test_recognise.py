@@ -147,20 +147,25 @@ def test_beside_a_named_card_only_a_card_sized_unmatched_shape_is_a_card():
         assert [d.card for d in dets] == want, scale
 
 
-def test_an_unmatched_shape_darker_than_the_named_cards_paper_is_no_card():
+@pytest.mark.parametrize("outlines, shade, want", [(False, 0.8, ["clubs/9", None]), (False, 0.5, ["clubs/9"]),
+                                                     (True, 0.5, ["clubs/9", None])])
+def test_an_unmatched_shape_darker_than_the_named_cards_paper_is_no_card(monkeypatch, outlines, shade, want):
     """A card-shaped print whose paper is under PAPER_SHADE of the named cards' (a patch of
-    dark cloth, a glare on it: a paper rim to the rim test) is not reported beside them."""
+    dark cloth, a glare on it: a paper rim to the rim test) is not reported beside them as an
+    unmatched shape; seen whole by four straight edges at the named cards' size it is still a
+    card (a back not enrolled has no paper either: _with_outlined_cards), reported unnamed."""
+    import vision.recognise as recognise
     from vision.profile import Profile
+    if not outlines:
+        monkeypatch.setattr(recognise, "OUTLINED_SIZE", -1.0)
     fr = synthetic_profile("french-52")
     other = _other_design(fr, "tarot-1jj", "trump/13", "hearts/king")
-    rec = Recogniser(fr)
-    for shade, want in ((0.8, ["clubs/9", None]), (0.5, ["clubs/9"])):
-        face = (other.faces["hearts/king"][0] * shade).astype(np.uint8)
-        dim = Profile(fr.deck_id, {**other.faces, "hearts/king": [face]}, fr.aspect)
-        scene = render_scene(dim, [Placement("clubs/9", (350, 360), -10), Placement("hearts/king", (850, 360), 20)],
-                             table="plain", seed=9, stress=MILD)
-        dets = sorted(rec.recognise(scene.image), key=lambda d: d.quad[:, 0].mean())
-        assert [d.card for d in dets] == want, shade
+    face = (other.faces["hearts/king"][0] * shade).astype(np.uint8)
+    dim = Profile(fr.deck_id, {**other.faces, "hearts/king": [face]}, fr.aspect)
+    scene = render_scene(dim, [Placement("clubs/9", (350, 360), -10), Placement("hearts/king", (850, 360), 20)],
+                         table="plain", seed=9, stress=MILD)
+    dets = sorted(Recogniser(fr).recognise(scene.image), key=lambda d: d.quad[:, 0].mean())
+    assert [d.card for d in dets] == want
 
 
 def test_two_halves_of_a_card_are_one_card():
