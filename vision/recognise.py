@@ -31,7 +31,7 @@ from vision.decks import deck_cards, look_alikes, unenrolled_lookalikes
 from vision.features import FINE, INNER, Descriptor, TemplateBank, describe
 from vision.finder import Candidate, FindResult, find_cards
 from vision.geometry import face_corners, order_quad, quad_sides, warp_face
-from vision.paper import face_looks, paper_level
+from vision.paper import face_looks, margin_like_rim, paper_level
 from vision.profile import Profile
 
 BACK = "back"
@@ -119,6 +119,11 @@ OUTLINED_SIZE = 0.15      # |log| of an outlined card's short side over the name
 #   which it is a card of this table (_with_outlined_cards): named cards of one bidly deal lie within
 #   0.15 of theirs; the renders' face-down cards (bench/vision_renders.py real and small, deepPoker,
 #   24 scenes each) at 0.004-0.061
+AGREED_SIDES = 2          # sides of an outline seen as straight edges for it to confirm a finder's
+#   region as a card (_with_agreed_cards): on the Triestine photos (a deck not enrolled; bench/
+#   vision_realdata.py triestine, /tmp probe) 0 or 1 side found 7 cards more, 2 or 3 sides 6,
+#   4 sides 4, none of them a phantom; 2 keeps an edge cue besides the corners that closed the quad
+AGREED_SHARE = 0.8         # least share of each of the two quads (finder's, outline's) the other covers
 HALVES_COVER = 0.75        # share of a card two rectangles found as its halves fill (0.79-0.83: the
 #   card's middle lies between them: the 2s and 3s of the 'other design' row of bench/vision_realdata.py)
 PIECE_AREA = 0.75          # an unnamed quad at most this share of a named card's area ...
@@ -374,6 +379,7 @@ class Recogniser:
                 kept += _claimed_cards(kept, reads)
         if roi is None:
             kept = self._with_unmatched(image_bgr, blanks, kept, allowed)
+            kept = self._with_agreed_cards(image_bgr, found, outlines, kept)
             kept = _with_outlined_cards(outlines, kept)
         return _without_pieces(kept)
 
@@ -395,10 +401,7 @@ class Recogniser:
         if not blanks:
             return kept
         out = list(kept)
-        named = [d.quad for d in kept if d.card is not None]
-        size = float(np.median([quad_sides(q)[0] for q in named])) if named else None
-        paper = float(np.median([paper_level(_face_crop(image, q, self.profile.face_size))
-                                 for q in named])) if named else None
+        size, paper = self._named_size_and_paper(image, kept)
         for cand in sorted(blanks, key=lambda c: -cv2.contourArea(c.quad)):
             if size is not None and abs(math.log(quad_sides(cand.quad)[0] / size)) > ONE_SIZE:
                 continue
@@ -422,6 +425,45 @@ class Recogniser:
                     (paper is not None and paper_level(face) < PAPER_SHADE * paper):
                 continue
             out.append(Detection(np.asarray(q, np.float32), None, True, 0.0, 0.0))
+        return out
+
+    def _named_size_and_paper(self, image, dets: list[Detection]) -> tuple[float | None, float | None]:
+        """The named cards' median short side and paper lightness: what a card of this table
+        looks like (None, None where nothing is named)."""
+        named = [d.quad for d in dets if d.card is not None]
+        if not named:
+            return None, None
+        return (float(np.median([quad_sides(q)[0] for q in named])),
+                float(np.median([paper_level(_face_crop(image, q, self.profile.face_size)) for q in named])))
+
+    def _with_agreed_cards(self, image, found: FindResult, outlines: list[outline.Outline],
+                           kept: list[Detection]) -> list[Detection]:
+        """``kept`` and the cards two independent cues agree on that nothing reported yet,
+        each once, unnamed (CONTRACT §4): a region the finder proposed (a lone card, or a
+        piece of what it took for a pile: on light wood, a towel or a pale cloth a lone
+        card's paper blob takes in some table and is explained as a pile, and unnamed pile
+        pieces are not reported) where an outline (vision.outline) with AGREED_SIDES sides
+        seen as straight edges covers the same ground (AGREED_SHARE both ways). It must look
+        like a printed face (a paper rim around ink) whose margin is paper too (a light line
+        framing a cloth's check is a rim of sorts), lie under no detection and, where cards
+        are named, be of their size and paper (ONE_SIZE, PAPER_SHADE, as for
+        :meth:`_with_unmatched`). Reported at the outline's quad, which lies on the edges."""
+        size, paper = self._named_size_and_paper(image, kept)
+        out = list(kept)
+        for cand in found.candidates:
+            for o in outlines:
+                if o.sides < AGREED_SIDES or not _agree(o.quad, cand.quad):
+                    continue
+                if size is not None and abs(math.log(quad_sides(o.quad)[0] / size)) > ONE_SIZE:
+                    continue
+                if out and _others_mask(o.quad, [d.quad for d in out]) is not None:
+                    continue
+                face = _face_crop(image, o.quad, self.profile.face_size)
+                if not (face_looks(face) and margin_like_rim(face)) or \
+                        (paper is not None and paper_level(face) < PAPER_SHADE * paper):
+                    continue
+                out.append(Detection(np.asarray(o.quad, np.float32), None, True, 0.0, 0.0))
+                break
         return out
 
     def _guarded(self, image, dets: list[Detection]) -> list[Detection]:
@@ -975,6 +1017,13 @@ def _with_outlined_cards(outlines: list[outline.Outline], dets: list[Detection])
         if _others_mask(o.quad, [d.quad for d in out]) is None:
             out.append(Detection(np.asarray(o.quad, np.float32), None, True, 0.0, 0.0))
     return out
+
+
+def _agree(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether quads ``a`` and ``b`` cover the same ground: each has AGREED_SHARE of its area
+    inside the other."""
+    ratio, inside = overlap_shares(a, b)
+    return inside >= AGREED_SHARE and inside * ratio >= AGREED_SHARE
 
 
 def _one_per_card(dets: list[Detection]) -> list[Detection]:
