@@ -33,9 +33,7 @@ def face_looks(face: np.ndarray, rim_paper: float = MIN_RIM_PAPER) -> bool:
     chroma = np.hypot(lab[..., 1] - 128, lab[..., 2] - 128)
     paper = light & (chroma < 25)
     ink = ~light | (chroma > 40)
-    b = max(2, round(RIM * min(h, w)))
-    rim = np.ones((h, w), bool)
-    rim[b:h - b, b:w - b] = False
+    rim, b = _rim(h, w)
     inner = np.zeros((h, w), bool)
     m = max(2, round(INK_MARGIN * min(h, w)))
     inner[m:h - m, m:w - m] = True
@@ -48,14 +46,20 @@ def margin_like_rim(face: np.ndarray) -> bool:
     (MARGIN_SHADE): a printed card's margin is paper, a light line framing cloth is not."""
     h, w = face.shape[:2]
     light = cv2.cvtColor(face, cv2.COLOR_BGR2LAB)[..., 0]
-    b = max(2, round(RIM * min(h, w)))
+    rim, b = _rim(h, w)
     m = max(b + 1, round(INK_MARGIN * min(h, w)))
-    rim = np.ones((h, w), bool)
-    rim[b:h - b, b:w - b] = False
     band = np.zeros((h, w), bool)
     band[b:h - b, b:w - b] = True
     band[m:h - m, m:w - m] = False
     return float(np.median(light[band])) >= MARGIN_SHADE * max(1.0, float(np.median(light[rim])))
+
+
+def _rim(h: int, w: int) -> tuple[np.ndarray, int]:
+    """The mask of a face's rim (RIM of its short side, at least 2 px) and its width."""
+    b = max(2, round(RIM * min(h, w)))
+    rim = np.ones((h, w), bool)
+    rim[b:h - b, b:w - b] = False
+    return rim, b
 
 
 def paper_level(face: np.ndarray) -> float:

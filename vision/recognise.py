@@ -378,13 +378,15 @@ class Recogniser:
             if roi is None:
                 kept += _claimed_cards(kept, reads)
         if roi is None:
-            kept = self._with_unmatched(image_bgr, blanks, kept, allowed)
-            kept = self._with_agreed_cards(image_bgr, found, outlines, kept)
+            # the named cards do not change below (only unnamed ones are added): measured once
+            table = self._named_size_and_paper(image_bgr, kept)
+            kept = self._with_unmatched(image_bgr, blanks, kept, allowed, table)
+            kept = self._with_agreed_cards(image_bgr, found, outlines, kept, table)
             kept = _with_outlined_cards(outlines, kept)
         return _without_pieces(kept)
 
-    def _with_unmatched(self, image, blanks: list[Candidate], kept: list[Detection], allowed
-                        ) -> list[Detection]:
+    def _with_unmatched(self, image, blanks: list[Candidate], kept: list[Detection], allowed,
+                        table: tuple[float | None, float | None]) -> list[Detection]:
         """``kept`` and the cards of a design not enrolled (another deck's courts and aces
         match no enrolled face): the whole card shapes the finder found and identification
         dropped as "not a card" that still look like a printed face (vision.paper: a paper
@@ -397,11 +399,12 @@ class Recogniser:
         of another size (ONE_SIZE) or with darker paper (PAPER_SHADE) is not a card at this
         table: a framed picture in a magazine has a paper rim around ink too, and so, to the
         rim test, has a patch of dark cloth or a glare on it. Whole stills only, as for the
-        other cards only a still reports."""
+        other cards only a still reports.``table``: the named cards' size and paper
+        (:meth:`_named_size_and_paper`)."""
         if not blanks:
             return kept
         out = list(kept)
-        size, paper = self._named_size_and_paper(image, kept)
+        size, paper = table
         for cand in sorted(blanks, key=lambda c: -cv2.contourArea(c.quad)):
             if size is not None and abs(math.log(quad_sides(cand.quad)[0] / size)) > ONE_SIZE:
                 continue
@@ -437,7 +440,8 @@ class Recogniser:
                 float(np.median([paper_level(_face_crop(image, q, self.profile.face_size)) for q in named])))
 
     def _with_agreed_cards(self, image, found: FindResult, outlines: list[outline.Outline],
-                           kept: list[Detection]) -> list[Detection]:
+                           kept: list[Detection], table: tuple[float | None, float | None]
+                           ) -> list[Detection]:
         """``kept`` and the cards two independent cues agree on that nothing reported yet,
         each once, unnamed (CONTRACT §4): a region the finder proposed (a lone card, or a
         piece of what it took for a pile: on light wood, a towel or a pale cloth a lone
@@ -447,8 +451,8 @@ class Recogniser:
         like a printed face (a paper rim around ink) whose margin is paper too (a light line
         framing a cloth's check is a rim of sorts), lie under no detection and, where cards
         are named, be of their size and paper (ONE_SIZE, PAPER_SHADE, as for
-        :meth:`_with_unmatched`). Reported at the outline's quad, which lies on the edges."""
-        size, paper = self._named_size_and_paper(image, kept)
+        :meth:`_with_unmatched`; ``table``). Reported at the outline's quad, which lies on the edges."""
+        size, paper = table
         out = list(kept)
         for cand in found.candidates:
             for o in outlines:
