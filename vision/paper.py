@@ -23,6 +23,15 @@ INK_MARGIN = 0.12       # share of the short side left out around the inside (th
 # wood, towels and paper at 0.96-1.1; the one checked-cloth cell a finder blob and an outline
 # both proposed (Triestine Img200) at 0.67
 MARGIN_SHADE = 0.8
+# least colour distance (CIELAB, OpenCV's 8-bit scale) between a face's rim paper and its strongest
+# ink inside (the 99th percentile of the inside's distances): print is dark or saturated on paper,
+# the pale lines and soft roses of a cloth are not. Measured on every card shape the recogniser
+# reported unnamed as a design not enrolled (bench/vision_realdata.py profiles; /tmp probe):
+# 22 deepPoker black-* cards at 93-184 (the lowest a lone red ace), five Triestine cards at
+# 155-188; the Triestine phantoms at 26-68 (four checked or flowered cloth patches and a card in
+# a wallet). Enrolled cards washed out by glare reach 43 (deepPoker table-diamonds_3-4.jpg):
+# those are named by their faces, not by this test.
+INK_CONTRAST = 80.0
 
 
 def face_looks(face: np.ndarray, rim_paper: float = MIN_RIM_PAPER) -> bool:
@@ -52,6 +61,17 @@ def margin_like_rim(face: np.ndarray) -> bool:
     band[b:h - b, b:w - b] = True
     band[m:h - m, m:w - m] = False
     return float(np.median(light[band])) >= MARGIN_SHADE * max(1.0, float(np.median(light[rim])))
+
+
+def ink_contrast(face: np.ndarray) -> float:
+    """How far the strongest ink inside the face's paper margin lies from its rim paper in
+    colour (CIELAB distance; see INK_CONTRAST)."""
+    h, w = face.shape[:2]
+    lab = cv2.cvtColor(face, cv2.COLOR_BGR2LAB).astype(np.float32)
+    rim, _ = _rim(h, w)
+    m = max(2, round(INK_MARGIN * min(h, w)))
+    inside = lab[m:h - m, m:w - m].reshape(-1, 3)
+    return float(np.percentile(np.linalg.norm(inside - np.median(lab[rim], axis=0), axis=1), 99))
 
 
 def _rim(h: int, w: int) -> tuple[np.ndarray, int]:

@@ -31,7 +31,7 @@ from vision.decks import deck_cards, look_alikes, unenrolled_lookalikes
 from vision.features import FINE, INNER, Descriptor, TemplateBank, describe
 from vision.finder import Candidate, FindResult, find_cards
 from vision.geometry import face_corners, order_quad, quad_sides, warp_face
-from vision.paper import face_looks, margin_like_rim, paper_level
+from vision.paper import INK_CONTRAST, face_looks, ink_contrast, margin_like_rim, paper_level
 from vision.profile import Profile
 
 BACK = "back"
@@ -390,7 +390,8 @@ class Recogniser:
         """``kept`` and the cards of a design not enrolled (another deck's courts and aces
         match no enrolled face): the whole card shapes the finder found and identification
         dropped as "not a card" that still look like a printed face (vision.paper: a paper
-        rim around ink, which a table, a phone or a blank sheet lacks), each reported once,
+        rim around ink, which a table, a phone or a blank sheet lacks; ink as strong as print,
+        INK_CONTRAST, which a cloth's pale checks and flowers are not), each reported once,
         unnamed (CONTRACT §4), where no detection lies on them (a part of a card found
         otherwise, a pip panel, is not another card). Largest first: a court's inner frame
         is the same card. Half of a card reported unnamed and the other half found here are
@@ -420,7 +421,7 @@ class Recogniser:
             fitted = self._aligned_read(image, cand.quad, allowed)[1]
             looks = next(((q, face) for q in (fitted, cand.quad)
                           if face_looks(face := _face_crop(image, q, self.profile.face_size))), None)
-            if looks is None:
+            if looks is None or ink_contrast(looks[1]) < INK_CONTRAST:
                 continue
             q, face = looks
             others = [d.quad for d in out]
@@ -448,8 +449,9 @@ class Recogniser:
         card's paper blob takes in some table and is explained as a pile, and unnamed pile
         pieces are not reported) where an outline (vision.outline) with AGREED_SIDES sides
         seen as straight edges covers the same ground (AGREED_SHARE both ways). It must look
-        like a printed face (a paper rim around ink) whose margin is paper too (a light line
-        framing a cloth's check is a rim of sorts), lie under no detection and, where cards
+        like a printed face (a paper rim around ink as strong as print, INK_CONTRAST) whose
+        margin is paper too (a light line framing a cloth's check is a rim of sorts), lie
+        under no detection and, where cards
         are named, be of their size and paper (ONE_SIZE, PAPER_SHADE, as for
         :meth:`_with_unmatched`; ``table``). Reported at the outline's quad, which lies on the edges."""
         size, paper = table
@@ -463,7 +465,7 @@ class Recogniser:
                 if out and _others_mask(o.quad, [d.quad for d in out]) is not None:
                     continue
                 face = _face_crop(image, o.quad, self.profile.face_size)
-                if not (face_looks(face) and margin_like_rim(face)) or \
+                if not (face_looks(face) and margin_like_rim(face) and ink_contrast(face) >= INK_CONTRAST) or \
                         (paper is not None and paper_level(face) < PAPER_SHADE * paper):
                     continue
                 out.append(Detection(np.asarray(o.quad, np.float32), None, True, 0.0, 0.0))
@@ -687,7 +689,11 @@ class Recogniser:
         # the finder's mask is broken up (a lined cloth) and so reports it partly seen.
         lone = cand.whole and (not others or _others_mask(quad, others) is None)
         need = self.threshold if (seen > WHOLE_SEEN or lone) else max(self.threshold, PARTIAL_THRESHOLD)
-        return _verdict(quad, best, need, cand.whole)
+        det = _verdict(quad, best, need, cand.whole)
+        if det is not None and det.card is None and det.face_up and \
+                ink_contrast(_face_crop(image, quad, self.profile.face_size)) < INK_CONTRAST:
+            return None     # unnamed, and no print on it: a pale cloth's check, a sheet (vision.paper)
+        return det
 
     def _best_answer(self, image, cand: Candidate, found: FindResult, others, allowed, roi
                      ) -> tuple[_Answer, np.ndarray, float]:

@@ -1,11 +1,12 @@
 """Whether a straightened region looks like a printed card (vision.paper)."""
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
 from controller.rules.cards import decks
-from vision.paper import face_looks, margin_like_rim
+from vision.paper import INK_CONTRAST, face_looks, ink_contrast, margin_like_rim
 from vision.synthetic import synthetic_profile
 
 
@@ -28,3 +29,29 @@ def test_a_light_line_framing_cloth_is_a_rim_without_a_paper_margin():
     m = round(0.15 * w)
     card[line:m], card[h - m:h - line], card[:, line:m], card[:, w - m:w - line] = 235, 235, 235, 235
     assert margin_like_rim(card)     # the same picture inside a paper margin: a card
+
+
+@pytest.mark.parametrize("deck_id", sorted(decks()))
+def test_every_face_has_ink_as_strong_as_print(deck_id):
+    faces = synthetic_profile(deck_id).faces
+    assert [c for c, f in faces.items() if c != "back" and ink_contrast(f[0]) < INK_CONTRAST] == []
+
+
+def _pale_checks(line: tuple[int, int, int]) -> np.ndarray:
+    """A card-sized patch of white cloth checked with lines of colour ``line`` inside a
+    white rim, as a light checked tablecloth is seen by the camera (softly)."""
+    h, w = 280, 160
+    patch = np.full((h, w, 3), 236, np.float32)
+    yy, xx = np.mgrid[0:h, 0:w]
+    inner = (xx > 12) & (xx < w - 12) & (yy > 12) & (yy < h - 12)
+    patch[inner & (((xx - 14) % 24 < 4) | ((yy - 14) % 24 < 4))] = line
+    return cv2.GaussianBlur(patch, (0, 0), 1.2).astype(np.uint8)
+
+
+def test_the_pale_checks_of_a_cloth_are_not_print():
+    """A white cloth checked in pale blue has a paper-like rim around "ink" (face_looks), but
+    its lines are far paler than any print; the same checks drawn in dark ink are print."""
+    cloth = _pale_checks((205, 175, 150))
+    assert face_looks(cloth)
+    assert ink_contrast(cloth) < INK_CONTRAST
+    assert ink_contrast(_pale_checks((120, 40, 20))) >= INK_CONTRAST
