@@ -1,6 +1,7 @@
 """The real pipeline (find, straighten, identify) on rendered scenes with exact truth."""
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -303,6 +304,41 @@ def test_an_outlined_rectangle_is_a_card_only_at_the_named_cards_size(scale, alo
         pl.insert(0, Placement("clubs/9", (350, 360), -10))
     scene = render_scene(prof, pl, table="light", seed=3, stress=MILD)
     assert [d.card for d in Recogniser(prof).recognise(scene.image)] == want
+
+
+def _cloth_patch(kind: str, colour: tuple[int, int, int], seed: int) -> np.ndarray:
+    """A 960x540 dark table with a card-sized patch of white cloth in a white rim, printed
+    with ``kind`` (soft blobs, stripes or a rose's rings) in ``colour``, as the light
+    tablecloths of the real Triestine photos are seen (bench/vision_realdata.py)."""
+    rng = np.random.default_rng(seed)
+    img = np.full((540, 960, 3), (70, 50, 35), np.float32) + rng.normal(0, 4, (540, 960, 1))
+    ph, pw = 235, 150
+    patch = np.full((ph, pw, 3), 236, np.float32)
+    yy = np.mgrid[0:ph, 0:pw][0]
+    if kind == "blobs":
+        for _ in range(4):
+            cv2.circle(patch, (int(rng.integers(30, 120)), int(rng.integers(30, 200))),
+                       int(rng.integers(15, 30)), colour, -1)
+    elif kind == "stripes":
+        patch[(yy % 40 < 12) & (yy > 15) & (yy < ph - 15)] = colour
+    else:
+        cv2.ellipse(patch, (75, 117), (40, 30), 0, 0, 360, colour, 6)
+        cv2.ellipse(patch, (75, 117), (20, 15), 0, 0, 360, colour, 5)
+    patch[:10], patch[-10:], patch[:, :10], patch[:, -10:] = 236, 236, 236, 236
+    img[150:150 + ph, 400:400 + pw] = cv2.GaussianBlur(patch, (0, 0), 3.0)
+    return np.clip(cv2.GaussianBlur(img, (0, 0), 1.0), 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("kind", ["blobs", "stripes", "rose"])
+def test_a_card_sized_patch_of_pale_cloth_is_no_card(kind):
+    """A patch of white cloth printed in pale blue has a paper rim around "ink" and a card's
+    shape, and matches no enrolled face: it is not reported (its ink is far paler than
+    print, vision.paper.INK_CONTRAST). The same patch printed in dark ink is reported once,
+    unnamed, as a card of a design not enrolled would be."""
+    rec = Recogniser(synthetic_profile("french-52"))
+    for seed in range(3):
+        assert rec.recognise(_cloth_patch(kind, (205, 175, 150), seed)) == []
+        assert [(d.card, d.face_up) for d in rec.recognise(_cloth_patch(kind, (110, 40, 30), seed))] == [(None, True)]
 
 
 @pytest.mark.parametrize("table, seed", [("wood", 1), ("wood", 2), ("wood", 3), ("plain", 0), ("plain", 2)])
