@@ -421,7 +421,7 @@ class Recogniser:
             fitted = self._aligned_read(image, cand.quad, allowed)[1]
             looks = next(((q, face) for q in (fitted, cand.quad)
                           if face_looks(face := _face_crop(image, q, self.profile.face_size))), None)
-            if looks is None or ink_contrast(looks[1]) < INK_CONTRAST:
+            if looks is None or ink_contrast(looks[1]) < INK_CONTRAST or not margin_like_rim(looks[1]):
                 continue
             q, face = looks
             others = [d.quad for d in out]
