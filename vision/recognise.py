@@ -391,7 +391,8 @@ class Recogniser:
         match no enrolled face): the whole card shapes the finder found and identification
         dropped as "not a card" that still look like a printed face (vision.paper: a paper
         rim around ink, which a table, a phone or a blank sheet lacks; ink as strong as print,
-        INK_CONTRAST, which a cloth's pale checks and flowers are not), each reported once,
+        INK_CONTRAST, which a cloth's pale checks and flowers are not; a paper margin on
+        every side, which a quad half on a blank sheet lacks), each reported once,
         unnamed (CONTRACT §4), where no detection lies on them (a part of a card found
         otherwise, a pip panel, is not another card). Largest first: a court's inner frame
         is the same card. Half of a card reported unnamed and the other half found here are
