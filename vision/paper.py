@@ -87,6 +87,13 @@ def ink_contrast(face: np.ndarray) -> float:
     return float(np.percentile(np.linalg.norm(inside - np.median(lab[rim], axis=0), axis=1), 99))
 
 
+def printed(face: np.ndarray) -> bool:
+    """Whether a face that looks like a card (:func:`face_looks`) bears print: ink as strong
+    as print (INK_CONTRAST) inside a paper margin on every side (:func:`margin_like_rim`).
+    Asked of card shapes that match no enrolled face before they are reported unnamed."""
+    return ink_contrast(face) >= INK_CONTRAST and margin_like_rim(face)
+
+
 def _rim(h: int, w: int) -> tuple[np.ndarray, int]:
     """The mask of a face's rim (RIM of its short side, at least 2 px) and its width."""
     b = max(2, round(RIM * min(h, w)))

@@ -31,7 +31,7 @@ from vision.decks import deck_cards, look_alikes, unenrolled_lookalikes
 from vision.features import FINE, INNER, Descriptor, TemplateBank, describe
 from vision.finder import Candidate, FindResult, find_cards
 from vision.geometry import face_corners, order_quad, quad_sides, warp_face
-from vision.paper import INK_CONTRAST, face_looks, ink_contrast, margin_like_rim, paper_level
+from vision.paper import INK_CONTRAST, face_looks, ink_contrast, paper_level, printed
 from vision.profile import Profile
 
 BACK = "back"
@@ -401,7 +401,7 @@ class Recogniser:
         of another size (ONE_SIZE) or with darker paper (PAPER_SHADE) is not a card at this
         table: a framed picture in a magazine has a paper rim around ink too, and so, to the
         rim test, has a patch of dark cloth or a glare on it. Whole stills only, as for the
-        other cards only a still reports.``table``: the named cards' size and paper
+        other cards only a still reports. ``table``: the named cards' size and paper
         (:meth:`_named_size_and_paper`)."""
         if not blanks:
             return kept
@@ -422,7 +422,7 @@ class Recogniser:
             fitted = self._aligned_read(image, cand.quad, allowed)[1]
             looks = next(((q, face) for q in (fitted, cand.quad)
                           if face_looks(face := _face_crop(image, q, self.profile.face_size))), None)
-            if looks is None or ink_contrast(looks[1]) < INK_CONTRAST or not margin_like_rim(looks[1]):
+            if looks is None or not printed(looks[1]):
                 continue
             q, face = looks
             others = [d.quad for d in out]
@@ -452,9 +452,9 @@ class Recogniser:
         seen as straight edges covers the same ground (AGREED_SHARE both ways). It must look
         like a printed face (a paper rim around ink as strong as print, INK_CONTRAST) whose
         margin is paper too (a light line framing a cloth's check is a rim of sorts), lie
-        under no detection and, where cards
-        are named, be of their size and paper (ONE_SIZE, PAPER_SHADE, as for
-        :meth:`_with_unmatched`; ``table``). Reported at the outline's quad, which lies on the edges."""
+        under no detection and, where cards are named, be of their size and paper (ONE_SIZE,
+        PAPER_SHADE, as for :meth:`_with_unmatched`; ``table``). Reported at the outline's
+        quad, which lies on the edges."""
         size, paper = table
         out = list(kept)
         for cand in found.candidates:
@@ -466,7 +466,7 @@ class Recogniser:
                 if out and _others_mask(o.quad, [d.quad for d in out]) is not None:
                     continue
                 face = _face_crop(image, o.quad, self.profile.face_size)
-                if not (face_looks(face) and margin_like_rim(face) and ink_contrast(face) >= INK_CONTRAST) or \
+                if not (face_looks(face) and printed(face)) or \
                         (paper is not None and paper_level(face) < PAPER_SHADE * paper):
                     continue
                 out.append(Detection(np.asarray(o.quad, np.float32), None, True, 0.0, 0.0))
