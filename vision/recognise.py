@@ -123,6 +123,12 @@ AGREED_SIDES = 2          # sides of an outline seen as straight edges for it to
 #   region as a card (_with_agreed_cards): on the Triestine photos (a deck not enrolled; bench/
 #   vision_realdata.py triestine, /tmp probe) 0 or 1 side found 7 cards more, 2 or 3 sides 6,
 #   4 sides 4, none of them a phantom; 2 keeps an edge cue besides the corners that closed the quad
+ALONE_SIDES = 3           # sides seen as straight edges and corners seen as corners of an outline for it
+ALONE_CORNERS = 3         # to be reported by itself where nothing is named (_with_printed_outlines).
+#   Triestine photos (a deck not enrolled, bench/vision_realdata.py; /tmp probe, reported of 45 / on no
+#   card): 3 sides and 3 corners 24 / 1 (was 22 / 1: the batons 3 of Img201 on a checked cloth), 2 or 3
+#   corners with 2 or 3 sides 27-28 / 2-4 (cells of the checked cloth of Img202), 4 and 4 23 / 1. Three
+#   corners close the quad as seen (a parallelogram's fourth), not from the deck's shape
 AGREED_SHARE = 0.8         # least share of each of the two quads (finder's, outline's) the other covers
 HALVES_COVER = 0.75        # share of a card two rectangles found as its halves fill (0.79-0.83: the
 #   card's middle lies between them: the 2s and 3s of the 'other design' row of bench/vision_realdata.py)
@@ -383,6 +389,7 @@ class Recogniser:
             kept = self._with_unmatched(image_bgr, blanks, kept, allowed, table)
             kept = self._with_agreed_cards(image_bgr, found, outlines, kept, table)
             kept = _with_outlined_cards(outlines, kept)
+            kept = self._with_printed_outlines(image_bgr, outlines, kept)
         return _without_pieces(kept)
 
     def _with_unmatched(self, image, blanks: list[Candidate], kept: list[Detection], allowed,
@@ -430,6 +437,30 @@ class Recogniser:
                     (paper is not None and paper_level(face) < PAPER_SHADE * paper):
                 continue
             out.append(Detection(np.asarray(q, np.float32), None, True, 0.0, 0.0))
+        return out
+
+    def _with_printed_outlines(self, image, outlines: list[outline.Outline], kept: list[Detection]
+                               ) -> list[Detection]:
+        """``kept`` and, where no card is named, the cards seen by their outline alone (no
+        size to compare with: :func:`_with_outlined_cards` does that where cards are named):
+        an outline with ALONE_SIDES sides seen as straight edges and ALONE_CORNERS corners,
+        that looks like a printed face (a paper rim, ``framed``: a Triestine card's frame
+        line lies in its rim; ink as strong as print; a paper margin all round), lies under
+        no detection and, where cards are reported unnamed, is of their size (ONE_SIZE: the
+        framed pictures of a magazine beside a deepPoker card not enrolled are not), each
+        once, unnamed, largest first (a court's inner frame is the same card)."""
+        if any(d.card is not None for d in kept):
+            return kept
+        out = list(kept)
+        size = float(np.median([quad_sides(d.quad)[0] for d in kept])) if kept else None
+        shaped = [o for o in outlines if o.sides >= ALONE_SIDES and o.corners >= ALONE_CORNERS and
+                  (size is None or abs(math.log(quad_sides(o.quad)[0] / size)) <= ONE_SIZE)]
+        for o in sorted(shaped, key=lambda o: -cv2.contourArea(o.quad)):
+            if out and _others_mask(o.quad, [d.quad for d in out]) is not None:
+                continue
+            face = _face_crop(image, o.quad, self.profile.face_size)
+            if face_looks(face, framed=True) and printed(face):
+                out.append(Detection(np.asarray(o.quad, np.float32), None, True, 0.0, 0.0))
         return out
 
     def _named_size_and_paper(self, image, dets: list[Detection]) -> tuple[float | None, float | None]:

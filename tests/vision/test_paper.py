@@ -55,3 +55,24 @@ def test_the_pale_checks_of_a_cloth_are_not_print():
     assert face_looks(cloth)
     assert ink_contrast(cloth) < INK_CONTRAST
     assert ink_contrast(_pale_checks((120, 40, 20))) >= INK_CONTRAST
+
+
+def test_a_frame_line_just_inside_the_edge_is_paper_rim_when_framed():
+    """A card printed with a thin frame line just inside its edge (the Triestine pattern) has
+    under half of its rim's pixels paper: by pixels it does not look like a card; by points
+    along the edge (``framed``: a point is paper when a third of the rim's depth behind it
+    is) it does. A face with table at its rim is no card either way."""
+    h, w = 280, 160
+    face = np.full((h, w, 3), 236, np.uint8)
+    cv2.rectangle(face, (40, 60), (w - 40, h - 60), (40, 110, 200), -1)     # the picture: ink
+    b = round(0.04 * w)                                                     # the rim's depth (vision.paper.RIM)
+    line = np.zeros((h, w), bool)                                           # 3 px of the rim's 6, 1 px in
+    line[1:4, 1:w - 1], line[h - 4:h - 1, 1:w - 1], line[1:h - 1, 1:4], line[1:h - 1, w - 4:w - 1] = True, True, True, True
+    line[4:h - 4, 4:w - 4] = False
+    face[line] = (60, 60, 140)
+    assert not face_looks(face)
+    assert face_looks(face, framed=True)
+    tabled = face.copy()
+    tabled[:, :2 * b], tabled[:2 * b] = (40, 60, 90), (40, 60, 90)          # dark table over two sides
+    tabled[:, -2 * b:] = (40, 60, 90)
+    assert not face_looks(tabled, framed=True)

@@ -370,3 +370,47 @@ def test_a_card_lying_on_a_sheet_of_paper_is_reported_once_unnamed(table, seed):
     # on the card (a CI machine's numerics gave the card's inner frame, 27 px short at one end)
     true = np.float32(scene.truth[0].quad)
     assert np.abs(dets[0].quad.mean(axis=0) - true.mean(axis=0)).max() < 20
+
+
+def _checked_cloth(seed: int, aspect: float, angle: float | None) -> np.ndarray:
+    """A 960x540 dark blue cloth checked with double white lines (Triestine Img202's), with a
+    card of a design not enrolled at its middle turned by ``angle`` (None: no card): white
+    paper, a thin frame line printed just inside its edge, a picture and a pip."""
+    rng = np.random.default_rng(seed)
+    img = np.full((540, 960, 3), (95, 45, 25), np.float32) + rng.normal(0, 5, (540, 960, 1))
+    for x in range(-40, 960, 90):
+        cv2.line(img, (x, 0), (x + 30, 540), (225, 220, 215), 5)
+        cv2.line(img, (x + 9, 0), (x + 39, 540), (225, 220, 215), 2)
+    for y in range(-20, 540, 90):
+        cv2.line(img, (0, y), (960, y + 25), (225, 220, 215), 5)
+        cv2.line(img, (0, y + 9), (960, y + 34), (225, 220, 215), 2)
+    if angle is not None:
+        w = 170
+        h = round(w * aspect)
+        face = np.full((h, w, 3), 238, np.uint8)
+        cv2.rectangle(face, (3, 3), (w - 4, h - 4), (60, 60, 150), 2)
+        cv2.rectangle(face, (28, 50), (w - 28, h - 50), (40, 120, 200), -1)
+        cv2.circle(face, (w // 2, h // 2), 25, (30, 30, 30), -1)
+        cv2.putText(face, "3", (10, 35), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (30, 30, 160), 2)
+        src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+        a = np.radians(angle)
+        turn = np.float32([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+        M = cv2.getPerspectiveTransform(src, ((src - [w / 2, h / 2]) @ turn.T + [480, 270]).astype(np.float32))
+        card = cv2.warpPerspective(face.astype(np.float32), M, (960, 540))
+        on = cv2.warpPerspective(np.ones((h, w), np.float32), M, (960, 540))[..., None]
+        img = img * (1 - on) + card * on
+    return np.clip(cv2.GaussianBlur(img, (0, 0), 1.0), 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("seed, angle", [(0, 7), (1, 18)])
+def test_a_card_alone_on_a_checked_cloth_is_reported_once_by_its_outline(seed, angle):
+    """A card of a design not enrolled, alone on a checked cloth (the finder sees no paper
+    blob of a card there, and nothing is named to measure it by): its outline, three sides
+    and three corners seen, around a printed face is reported once, unnamed, at the card
+    (_with_printed_outlines; Triestine Img201). The cloth's cells alone are no card."""
+    fr = synthetic_profile("french-52")
+    rec = Recogniser(fr)
+    dets = rec.recognise(_checked_cloth(seed, fr.aspect, angle))
+    assert [(d.card, d.face_up) for d in dets] == [(None, True)]
+    assert np.abs(dets[0].quad.mean(axis=0) - (480, 270)).max() < 8
+    assert rec.recognise(_checked_cloth(seed, fr.aspect, None)) == []
