@@ -24,14 +24,16 @@ from vision.geometry import face_corners, order_quad, quad_sides
 FACE_UPSCALE = 2.0
 FACE_FEATURES = 600        # keypoints kept per enrolled face (strongest first)
 IMAGE_FEATURES = 4000      # keypoints kept per image
-MAX_SIDE = 640             # an image is described at most this many pixels on its long side. SIFT
+MAX_SIDE = 800             # an image is described at most this many pixels on its long side. SIFT
 #   builds its pyramid from twice the image's size, so this sets most of a still's CPU and its
 #   peak memory. Measured at 1400, 800 and 640 (bench/vision_realdata.py --keypoint-side, every
-#   set, both halves): each named the same real cards. Session 24 kept 800 for one synthetic
-#   separate card of 300 that 640 lost (bench/vision_stills.py --keypoint-side); session 40
-#   measured 640 again on every real set (deepPoker, bidly, another print, Italian: every line
-#   the same as at 800) and took it: real photos decide. SIFT on a 10-card 1280x720 still's
-#   working copy, one core: 800x450 118 ms, 640x360 52 ms median (interleaved, /tmp probe)
+#   deepPoker and bidly set, both halves; bench/vision_stills.py --keypoint-side, 300 synthetic
+#   french-52 cards per scenario): 800 named the same cards as 1400 in every set, real and
+#   synthetic, with 0.71x the CPU of a 10-card 1280x720 still (paired, same scenes); 640 the same
+#   real cards, but one synthetic separate card fewer (99.33 % against 99.67 %)
+#   Session 40 tried 640 again: every real set's line the same as at 800, the 10-card still 0.90 of the
+#   CPU, but a Bresciane render (bench/vision_renders.py, real faces, seed 1017) named batons/10 the
+#   batons/9 at 0.998, a wrong name that 800 does not give: 800 stays
 # SIFT's pyramid (the image doubled, 6 blurred and 5 difference images per octave) costs ~230 bytes
 # per pixel described at once: +146 MB for an 800x800 still, the peak of a square 1200x1200 one
 # (bench/vision_stills.py --speed: 306 MB with one profile loaded, for a 250 MB target). A larger
