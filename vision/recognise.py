@@ -126,9 +126,10 @@ AGREED_SIDES = 2          # sides of an outline seen as straight edges for it to
 ALONE_SIDES = 3           # sides seen as straight edges and corners seen as corners of an outline for it
 ALONE_CORNERS = 3         # to be reported by itself where nothing is named (_with_printed_outlines).
 #   Triestine photos (a deck not enrolled, bench/vision_realdata.py; /tmp probe, reported of 45 / on no
-#   card): 3 sides and 3 corners 24 / 1 (was 22 / 1: the batons 3 of Img201 on a checked cloth), 2 or 3
-#   corners with 2 or 3 sides 27-28 / 2-4 (cells of the checked cloth of Img202), 4 and 4 23 / 1. Three
-#   corners close the quad as seen (a parallelogram's fourth), not from the deck's shape
+#   card): 3 sides and 3 corners 24 / 1 (was 22 / 1: the batons 3 of Img201 on a checked cloth; 2 sides
+#   and 3 corners, 3 and 4 the same); 2 corners with 3 sides 27 / 2, with 2 sides 28 / 4 (cells of the
+#   checked cloth of Img202, Img201, Img215); 4 sides 23 / 1. Three corners close the quad as seen (a
+#   parallelogram's fourth), not from the deck's shape; the third side keeps an edge cue beside them
 AGREED_SHARE = 0.8         # least share of each of the two quads (finder's, outline's) the other covers
 HALVES_COVER = 0.75        # share of a card two rectangles found as its halves fill (0.79-0.83: the
 #   card's middle lies between them: the 2s and 3s of the 'other design' row of bench/vision_realdata.py)
