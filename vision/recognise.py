@@ -124,7 +124,7 @@ AGREED_SIDES = 2          # sides of an outline seen as straight edges for it to
 #   vision_realdata.py triestine, /tmp probe) 0 or 1 side found 7 cards more, 2 or 3 sides 6,
 #   4 sides 4, none of them a phantom; 2 keeps an edge cue besides the corners that closed the quad
 ALONE_SIDES = 3           # sides seen as straight edges and corners seen as corners of an outline for it
-ALONE_CORNERS = 3         # to be reported by itself where nothing is named (_with_printed_outlines).
+ALONE_CORNERS = 3         # to be reported by itself where nothing is named (_with_outlined_cards).
 #   Triestine photos (a deck not enrolled, bench/vision_realdata.py; /tmp probe, reported of 45 / on no
 #   card): 3 sides and 3 corners 24 / 1 (was 22 / 1: the batons 3 of Img201 on a checked cloth; 2 sides
 #   and 3 corners, 3 and 4 the same); 2 corners with 3 sides 27 / 2, with 2 sides 28 / 4 (cells of the
@@ -389,8 +389,7 @@ class Recogniser:
             table = self._named_size_and_paper(image_bgr, kept)
             kept = self._with_unmatched(image_bgr, blanks, kept, allowed, table)
             kept = self._with_agreed_cards(image_bgr, found, outlines, kept, table)
-            kept = _with_outlined_cards(outlines, kept)
-            kept = self._with_printed_outlines(image_bgr, outlines, kept)
+            kept = self._with_outlined_cards(image_bgr, outlines, kept, table[0])
         return _without_pieces(kept)
 
     def _with_unmatched(self, image, blanks: list[Candidate], kept: list[Detection], allowed,
@@ -440,28 +439,43 @@ class Recogniser:
             out.append(Detection(np.asarray(q, np.float32), None, True, 0.0, 0.0))
         return out
 
-    def _with_printed_outlines(self, image, outlines: list[outline.Outline], kept: list[Detection]
-                               ) -> list[Detection]:
-        """``kept`` and, where no card is named, the cards seen by their outline alone (no
-        size to compare with: :func:`_with_outlined_cards` does that where cards are named):
-        an outline with ALONE_SIDES sides seen as straight edges and ALONE_CORNERS corners,
-        that looks like a printed face (a paper rim, ``framed``: a Triestine card's frame
-        line lies in its rim; ink as strong as print; a paper margin all round), lies under
-        no detection and, where cards are reported unnamed, is of their size (ONE_SIZE: the
-        framed pictures of a magazine beside a deepPoker card not enrolled are not), each
-        once, unnamed, largest first (a court's inner frame is the same card)."""
-        if any(d.card is not None for d in kept):
-            return kept
-        out = list(kept)
-        size = float(np.median([quad_sides(d.quad)[0] for d in kept])) if kept else None
-        shaped = [o for o in outlines if o.sides >= ALONE_SIDES and o.corners >= ALONE_CORNERS and
-                  (size is None or abs(math.log(quad_sides(o.quad)[0] / size)) <= ONE_SIZE)]
-        for o in sorted(shaped, key=lambda o: -cv2.contourArea(o.quad)):
+    def _with_outlined_cards(self, image, outlines: list[outline.Outline], dets: list[Detection],
+                             named_size: float | None) -> list[Detection]:
+        """``dets`` and the cards seen by their outline alone that nothing named and no
+        detection lies on, each reported once, unnamed (CONTRACT §4: every visible card once).
+
+        Where cards are named (``named_size``: their median short side), a quad at their size
+        (OUTLINED_SIZE) with all four corners and four sides seen as straight edges
+        (vision.outline): a back when the deck's back is not enrolled (no paper, no ink: the
+        finder and the unmatched-shape test both look for paper), a card of another design
+        on a cloth its paper does not stand out from; a magazine picture, a tile or a box lid
+        at the table is of another size or lacks a corner. Such a card is not called a back:
+        without an enrolled back nothing tells a back from a face bleached by a colour cast,
+        so it stays face up and unnamed, for a person to confirm.
+
+        Where nothing is named there is no size to go by: an outline with ALONE_SIDES sides
+        seen and ALONE_CORNERS corners that looks like a printed face (a paper rim,
+        ``framed``: a Triestine card's frame line lies in its rim; ink as strong as print; a
+        paper margin all round) and, where cards are reported unnamed, is of their size
+        (ONE_SIZE: the framed pictures of a magazine beside a deepPoker card not enrolled are
+        not); largest first (a court's inner frame is the same card)."""
+        out = list(dets)
+        if named_size is not None:
+            shaped = [o for o in outlines if o.corners >= 4 and o.sides >= 4 and
+                      abs(math.log(quad_sides(o.quad)[0] / named_size)) <= OUTLINED_SIZE]
+        else:
+            size = float(np.median([quad_sides(d.quad)[0] for d in dets])) if dets else None
+            shaped = sorted((o for o in outlines if o.sides >= ALONE_SIDES and o.corners >= ALONE_CORNERS and
+                             (size is None or abs(math.log(quad_sides(o.quad)[0] / size)) <= ONE_SIZE)),
+                            key=lambda o: -cv2.contourArea(o.quad))
+        for o in shaped:
             if out and _others_mask(o.quad, [d.quad for d in out]) is not None:
                 continue
-            face = _face_crop(image, o.quad, self.profile.face_size)
-            if face_looks(face, framed=True) and printed(face):
-                out.append(Detection(np.asarray(o.quad, np.float32), None, True, 0.0, 0.0))
+            if named_size is None:
+                face = _face_crop(image, o.quad, self.profile.face_size)
+                if not (face_looks(face, framed=True) and printed(face)):
+                    continue
+            out.append(Detection(np.asarray(o.quad, np.float32), None, True, 0.0, 0.0))
         return out
 
     def _named_size_and_paper(self, image, dets: list[Detection]) -> tuple[float | None, float | None]:
@@ -1037,29 +1051,6 @@ def _halves_joined(a: np.ndarray, b: np.ndarray, aspect: float) -> np.ndarray | 
     box = order_quad(cv2.boxPoints(cv2.minAreaRect(np.vstack([a, b]).astype(np.float32)))).astype(np.float32)
     fill = cv2.contourArea(np.float32(a)) + cv2.contourArea(np.float32(b))
     return box if _skew(box, aspect) <= MAX_SKEW and fill >= HALVES_COVER * cv2.contourArea(box) else None
-
-
-def _with_outlined_cards(outlines: list[outline.Outline], dets: list[Detection]) -> list[Detection]:
-    """``dets`` and the cards seen whole by their outline alone that nothing named and no
-    detection lies on, each reported once, unnamed (CONTRACT §4: every visible card once): a
-    back when the deck's back is not enrolled (no paper, no ink: the finder and the
-    unmatched-shape test both look for paper), a card of another design on a cloth its
-    paper does not stand out from. Only where cards are named, at their size (OUTLINED_SIZE),
-    with all four corners and four sides seen as straight edges (vision.outline): a magazine
-    picture, a tile or a box lid at the table is of another size or lacks a corner. Such a
-    card is not called a back: without an enrolled back nothing tells a back from a face
-    bleached by a colour cast, so it stays face up and unnamed, for a person to confirm."""
-    named = [d.quad for d in dets if d.card is not None]
-    if not named:
-        return dets
-    size = float(np.median([quad_sides(q)[0] for q in named]))
-    out = list(dets)
-    for o in outlines:
-        if o.corners < 4 or o.sides < 4 or abs(math.log(quad_sides(o.quad)[0] / size)) > OUTLINED_SIZE:
-            continue
-        if _others_mask(o.quad, [d.quad for d in out]) is None:
-            out.append(Detection(np.asarray(o.quad, np.float32), None, True, 0.0, 0.0))
-    return out
 
 
 def _agree(a: np.ndarray, b: np.ndarray) -> bool:

@@ -407,7 +407,7 @@ def test_a_card_alone_on_a_checked_cloth_is_reported_once_by_its_outline(seed, a
     """A card of a design not enrolled, alone on a checked cloth (the finder sees no paper
     blob of a card there, and nothing is named to measure it by): its outline, three sides
     and three corners seen, around a printed face is reported once, unnamed, at the card
-    (_with_printed_outlines; Triestine Img201). The cloth's cells alone are no card."""
+    (_with_outlined_cards; Triestine Img201). The cloth's cells alone are no card."""
     fr = synthetic_profile("french-52")
     rec = Recogniser(fr)
     dets = rec.recognise(_checked_cloth(seed, fr.aspect, angle))
