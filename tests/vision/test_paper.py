@@ -67,7 +67,7 @@ def test_a_frame_line_just_inside_the_edge_is_paper_rim_when_framed():
     cv2.rectangle(face, (40, 60), (w - 40, h - 60), (40, 110, 200), -1)     # the picture: ink
     b = round(0.04 * w)                                                     # the rim's depth (vision.paper.RIM)
     line = np.zeros((h, w), bool)                                           # 3 px of the rim's 6, 1 px in
-    line[1:4, 1:w - 1], line[h - 4:h - 1, 1:w - 1], line[1:h - 1, 1:4], line[1:h - 1, w - 4:w - 1] = True, True, True, True
+    line[1:h - 1, 1:w - 1] = True
     line[4:h - 4, 4:w - 4] = False
     face[line] = (60, 60, 140)
     assert not face_looks(face)
