@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 
 LENS_ITERATIONS = 8   # fixed-point steps inverting the radial model (error < 0.01 px for |k| <= 0.2)
+TURNED_FOCAL = 1.0    # camera_turned's focal length, in the picture's long sides (a phone's wide lens)
 
 
 def bayer_demosaic(img: np.ndarray) -> np.ndarray:
@@ -104,3 +105,21 @@ def gloss(size: tuple[int, int], alpha: np.ndarray, strength: float, angle_deg: 
     d = (xx - w / 2) * np.cos(a) + (yy - h / 2) * np.sin(a) - offset
     band = np.exp(-(d * d) / (2 * max(width, 1.0) ** 2))
     return (255 * strength * band * alpha)[..., None].astype(np.float32)
+
+
+def camera_turned(img: np.ndarray, degrees: float, axis: str = "x") -> np.ndarray:
+    """``img`` as its camera would have taken it turned by ``degrees`` about its optical centre
+    (``axis`` "x": tilted up or down, "y": panned): the homography K R K^-1 of a pinhole of
+    focal length TURNED_FOCAL long sides, exact for a flat table; scaled to fit the picture's
+    size, the border repeated. A photo taken from above becomes one taken across the table."""
+    h, w = img.shape[:2]
+    f = TURNED_FOCAL * max(w, h)
+    K = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1.0]])
+    a = np.radians(degrees)
+    R = cv2.Rodrigues(np.array([a, 0.0, 0.0]) if axis == "x" else np.array([0.0, a, 0.0]))[0]
+    H = K @ R @ np.linalg.inv(K)
+    c = cv2.perspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]).reshape(-1, 1, 2), H).reshape(4, 2)
+    (x0, y0), (x1, y1) = c.min(axis=0), c.max(axis=0)
+    s = min(w / (x1 - x0), h / (y1 - y0))
+    fit = np.array([[s, 0, -s * x0], [0, s, -s * y0], [0, 0, 1.0]])
+    return cv2.warpPerspective(img, fit @ H, (w, h), borderMode=cv2.BORDER_REPLICATE)
