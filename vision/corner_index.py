@@ -561,8 +561,9 @@ def templates(faces: dict[str, list[np.ndarray]]) -> list[Template]:
                     continue
                 i = np.array([p[0] for p in pairs])
                 j = np.array([p[1] for p in pairs])
-                patch, reds, up = describe(Ink(ink), red, b, i, j)
-                wide, _, _ = glyphs(Ink(ink), red, b, i, up, own_width=True)
+                inkb = Ink(ink)     # its blurred levels made once, for both samplings of the signs
+                patch, reds, up = describe(inkb, red, b, i, j)
+                wide, _, _ = glyphs(inkb, red, b, i, up, own_width=True)
                 for k in range(len(pairs)):
                     d = float(np.linalg.norm(up[k]))
                     dn = -up[k] / d
