@@ -918,7 +918,8 @@ def _with_corners(dets: list[Detection], reads: list[corner_index.Read],
     """Detections merged with the corner indices read (vision.corner_index).
 
     A read index on a detection of the same card (its point inside the detection, whose
-    centre is near that of the card the index implies) names an unnamed detection and
+    centre is near that of the card the index implies; or, on a detection named as it, in one
+    of its corners: seen slanted, a card is not where its index implies) names an unnamed detection and
     unnames one named otherwise (two readings disagree: no guess); an index on no
     detection adds its card. A card named by a detection elsewhere is in two places at
     once: neither is believed. An unnamed index only contradicts: it unnames the detection
@@ -931,6 +932,10 @@ def _with_corners(dets: list[Detection], reads: list[corner_index.Read],
     read_on: dict[int, list[corner_index.Read]] = {}
     for r in reads:
         on = _under(dets, r)
+        if r.card is not None:
+            # in a slanted view the card an index implies (scaled by the index, drawn square)
+            # lies off the card's centre; an index in a corner of a card named as it is that card
+            on += [k for k, d in enumerate(out) if k not in on and d.card == r.card and _at_corner(d.quad, r.index)]
         for k in on:
             read_on.setdefault(k, []).append(r)
         if r.card is None:      # an index that names nothing only contradicts
@@ -972,16 +977,21 @@ def _lone_card_of(dets: list[Detection], point: np.ndarray) -> int | None:
     ``point`` inside it within INDEX_CORNER of one of its corners. Only a lone card: in a fan
     the next card's quad holds this index too."""
     for k, d in enumerate(dets):
-        if d.card is not None or not d.face_up or not _inside(d.quad, point):
-            continue
-        short = quad_sides(d.quad)[0]
-        if np.linalg.norm(np.asarray(d.quad) - point, axis=1).min() > INDEX_CORNER * short:
+        if d.card is not None or not d.face_up or not _at_corner(d.quad, point):
             continue
         others = [o.quad for o in dets if o is not d]
         if others and _others_mask(d.quad, others) is not None:
             continue
         return k
     return None
+
+
+def _at_corner(quad: np.ndarray, point: np.ndarray) -> bool:
+    """``point`` lies where a card at ``quad`` prints an index: inside it, within
+    INDEX_CORNER of its short side from one of its corners."""
+    short = quad_sides(quad)[0]
+    return _inside(quad, point) and \
+        float(np.linalg.norm(np.asarray(quad) - point, axis=1).min()) <= INDEX_CORNER * short
 
 
 def _under(dets: list[Detection], r: corner_index.Read) -> list[int]:

@@ -249,6 +249,28 @@ def test_an_index_whose_card_lies_elsewhere_names_the_lone_card_it_is_printed_on
     assert [d.card for d in _with_corners([card], [far])] == [None, "hearts/2"]
 
 
+def test_an_index_in_the_corner_of_its_own_card_seen_slanted_keeps_the_name():
+    """deepPoker's table-diamonds_10-2.jpg with the camera turned 40° (bench/vision_realdata.py
+    --sets oblique): its face and keypoints named the diamonds 10 at 1.0, and so did the index in
+    its near corner. But the card an index implies is drawn square at the index's scale, and the
+    foreshortened index implied one far smaller, its centre 0.36 of its short side from the
+    card's (over corner_index.SAME_CARD): "the same card in two places" withdrew the name. An
+    index in a corner of the card named as it is that card; the same index on no card of its
+    name still withdraws it (a deck holds each card once)."""
+    from dataclasses import replace
+
+    from vision.corner_index import Read
+    from vision.recognise import Detection, _with_corners
+    card = Detection(np.float32([[111, 314], [318, 319], [278, 624], [155, 625]]), "diamonds/10", True, 1.0, 0.3)
+    read = Read("diamonds/10", np.float32([271, 593]),
+                np.float32([[141, 418], [284, 417], [285, 627], [142, 627]]), 0.94, 0.16, 0.4)
+    assert [d.card for d in _with_corners([card], [read])] == ["diamonds/10"]
+    elsewhere = replace(read, index=np.float32([700, 593]), quad=read.quad + np.float32([430, 0]))
+    assert [d.card for d in _with_corners([card], [elsewhere])] == [None]
+    mid_card = replace(read, index=np.float32([214, 470]))      # inside, but at no corner: no index
+    assert [d.card for d in _with_corners([card], [mid_card])] == [None]
+
+
 def test_a_face_name_whose_indices_all_lean_to_another_card_is_withdrawn():
     """deepPoker's black-clubs_10-1.jpg, another print: its face was named the spades 10 at 1.0;
     its indices, read at all four corners, are too unclear to name anything, but each leads with
