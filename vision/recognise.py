@@ -957,7 +957,7 @@ def _with_corners(dets: list[Detection], reads: list[corner_index.Read],
             elif d.card != r.card:
                 out[k] = replace(d, card=None, confidence=min(d.confidence, 1 - r.confidence))
         if not on:
-            lone = _lone_card_of(out, r.index)
+            lone = _lone_card_of(out, r)
             if lone is not None:
                 out[lone] = replace(out[lone], card=r.card, confidence=r.confidence, margin=r.margin, top=r.top)
             else:
@@ -969,15 +969,18 @@ def _with_corners(dets: list[Detection], reads: list[corner_index.Read],
     return out
 
 
-def _lone_card_of(dets: list[Detection], point: np.ndarray) -> int | None:
-    """The detection whose index lies at ``point`` though the card its index implies lies
-    elsewhere (a print of another layout: deepPoker's black-* indices sit nearer the edge than
-    the enrolled faces', so the implied card ran off the photo and was added beside the card,
-    which stayed unnamed): an unnamed face-up card that no other detection overlaps, with
-    ``point`` inside it within INDEX_CORNER of one of its corners. Only a lone card: in a fan
-    the next card's quad holds this index too."""
+def _lone_card_of(dets: list[Detection], r: corner_index.Read) -> int | None:
+    """The detection ``r``'s index is printed on though no detection lies under it
+    (:func:`_under`): an unnamed face-up card that no other detection overlaps, with the index
+    inside it within INDEX_CORNER of one of its corners, or at the same spot as the card the
+    index implies. The first: a print of another layout (deepPoker's black-* indices sit
+    nearer the edge than the enrolled faces', so the implied card ran off the photo and was
+    added beside the card, which stayed unnamed). The second: a card seen slanted, found at a
+    quad a little off its edges, its index just outside that quad (deepPoker's
+    table-hearts_3-4.jpg with the camera turned 30°), was reported twice, unnamed
+    and named. Only a lone card: in a fan the next card's quad holds this index too."""
     for k, d in enumerate(dets):
-        if d.card is not None or not d.face_up or not _at_corner(d.quad, point):
+        if d.card is not None or not d.face_up or not (_at_corner(d.quad, r.index) or _same_spot(d.quad, r.quad)):
             continue
         others = [o.quad for o in dets if o is not d]
         if others and _others_mask(d.quad, others) is not None:

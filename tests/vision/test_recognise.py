@@ -271,6 +271,23 @@ def test_an_index_in_the_corner_of_its_own_card_seen_slanted_keeps_the_name():
     assert [d.card for d in _with_corners([card], [mid_card])] == [None]
 
 
+def test_an_index_just_outside_a_lone_unnamed_card_found_slanted_names_it_once():
+    """deepPoker's table-hearts_3-4.jpg with the camera turned 30°: the card was found at a quad
+    a little off its edges and left unnamed, and its index, read just outside that quad, added
+    the hearts 3 at the quad it implies: one card reported twice. A lone unnamed card at the same
+    spot as the card an index implies is that card: named once, where it was found. Beside
+    another card (a fan) the index still adds its own card."""
+    from vision.corner_index import Read
+    from vision.recognise import Detection, _with_corners
+    found = Detection(np.float32([[513, 130], [529, 302], [287, 337], [274, 170]]), None, True, 0.0, 0.0)
+    read = Read("hearts/3", np.float32([337, 330]),
+                np.float32([[502, 152], [532, 306], [306, 351], [276, 197]]), 0.96, 0.18, 0.4)
+    out = _with_corners([found], [read])
+    assert [(d.card, d.quad.tolist()) for d in out] == [("hearts/3", found.quad.tolist())]
+    below = Detection(found.quad + np.float32([60, 40]), "spades/9", True, 0.95, 0.3)
+    assert sorted(map(str, [d.card for d in _with_corners([found, below], [read])])) == ["None", "hearts/3", "spades/9"]
+
+
 def test_a_face_name_whose_indices_all_lean_to_another_card_is_withdrawn():
     """deepPoker's black-clubs_10-1.jpg, another print: its face was named the spades 10 at 1.0;
     its indices, read at all four corners, are too unclear to name anything, but each leads with
