@@ -8,13 +8,16 @@ By default two decks are enrolled from ../shared/realdata with ``vision.enrol`` 
 repo, in --work): trevigiane-52 from the ``italian-bresciane-faces`` scans and french-52 from
 the deepPoker ``table-*-1.jpg`` photos (bad photos skipped and counted). Table textures are cut
 from the deepPoker ``table-*-2.jpg`` photos beside their card. Each deck is then rendered in
-four conditions, the same seeds in each, and recognised by the current ``Recogniser``:
+five conditions, the same seeds in each, and recognised by the current ``Recogniser``:
 
   drawn    synthetic drawn faces, procedural tables, StressOptions() (the stills bench's scenes)
   photo    the enrolled real faces, procedural tables, StressOptions()
   real     real faces on real table textures through REAL_CAMERA (Bayer, defocus, motion, gloss,
            lens distortion, bent cards, white balance, JPEG)
   small    as real, cards 40-60 px wide
+  oblique  as real, seen by the camera turned OBLIQUE_DEG further (about the picture's horizontal
+           axis for even seeds, its vertical one for odd: vision.synthetic.effects.turned_view),
+           a phone photo taken across the table
 
 Figures per condition: cards required (>= half visible), right, abstained, missed, wrong,
 phantoms, and ms per 1280x720 image, with its ratio to "drawn" measured in the same process.
@@ -31,6 +34,7 @@ import csv  # noqa: E402
 import shutil  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
+from dataclasses import replace  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -42,6 +46,7 @@ from vision.enrol import enrol, read_image  # noqa: E402
 from vision.profile import Profile  # noqa: E402
 from vision.recognise import Recogniser  # noqa: E402
 from vision.synthetic import StressOptions, synthetic_profile  # noqa: E402
+from vision.synthetic.effects import turned_view  # noqa: E402
 from vision.synthetic.render import REAL_CAMERA, scale_for_width  # noqa: E402
 from vision.synthetic.stress import Tally, random_scene, score  # noqa: E402
 from vision.synthetic.textures import load_textures  # noqa: E402
@@ -50,6 +55,8 @@ from vision_realdata import vision_source  # noqa: E402  (bench/, beside this sc
 REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata"
 SIZE = (1280, 720)
 SMALL_PX = (40, 60)          # card widths of the "small" condition
+OBLIQUE_DEG = 40.0           # how much further the "oblique" condition's camera is turned (the middle
+#   of bench/vision_realdata.py's oblique rows, 30-50)
 MIN_TEXTURE = (200, 120)     # smallest table cut worth keeping (w, h)
 CARD_MARGIN = 0.12           # the card reaches this share of the photo beyond its index boxes
 
@@ -127,15 +134,26 @@ def enrolled(name: str, ref: Path, deck: str, work: Path) -> Profile:
     return rep.profile
 
 
-def run(profile: Profile, rec: Recogniser, seeds: range, **kw) -> tuple[Tally, float]:
+def run(profile: Profile, rec: Recogniser, seeds: range, turned: float = 0.0, **kw) -> tuple[Tally, float]:
     tally, ms = Tally(), []
     for seed in seeds:
         scene = random_scene(profile, seed, size=SIZE, **kw)
+        if turned:
+            scene = _turned(scene, turned, "xy"[seed % 2])
         t0 = time.perf_counter()
         dets = rec.recognise(scene.image)
         ms.append((time.perf_counter() - t0) * 1000)
         tally.add(score(scene, dets, tag=seed))
     return tally, float(np.median(ms))
+
+
+def _turned(scene, degrees: float, axis: str):
+    """The scene as its camera would have seen it turned by ``degrees``, truth quads and all."""
+    H = turned_view(SIZE, degrees, axis)
+    truth = [t._replace(quad=cv2.perspectiveTransform(np.float32(t.quad).reshape(-1, 1, 2), H).reshape(4, 2))
+             for t in scene.truth]
+    image = cv2.warpPerspective(scene.image, H, SIZE, borderMode=cv2.BORDER_REPLICATE)
+    return replace(scene, image=image, truth=truth)
 
 
 def bench_deck(label: str, profile: Profile, textures: list[np.ndarray], scenes: int) -> None:
@@ -147,6 +165,7 @@ def bench_deck(label: str, profile: Profile, textures: list[np.ndarray], scenes:
         ("photo", profile, dict(stress=StressOptions())),
         ("real", profile, dict(stress=REAL_CAMERA, tables=textures)),
         ("small", profile, dict(stress=REAL_CAMERA, tables=textures, scale_range=small)),
+        ("oblique", profile, dict(stress=REAL_CAMERA, tables=textures, turned=OBLIQUE_DEG)),
     ]
     print(f"\n{label}: {profile.deck_id}, {len(profile.cards)} faces, {scenes} scenes per condition")
     print(f"{'condition':<10}{'cards':>6}{'right':>8}{'unsure':>8}{'missed':>8}{'wrong':>7}"

@@ -107,12 +107,12 @@ def gloss(size: tuple[int, int], alpha: np.ndarray, strength: float, angle_deg: 
     return (255 * strength * band * alpha)[..., None].astype(np.float32)
 
 
-def camera_turned(img: np.ndarray, degrees: float, axis: str = "x") -> np.ndarray:
-    """``img`` as its camera would have taken it turned by ``degrees`` about its optical centre
-    (``axis`` "x": tilted up or down, "y": panned): the homography K R K^-1 of a pinhole of
-    focal length TURNED_FOCAL long sides, exact for a flat table; scaled to fit the picture's
-    size, the border repeated. A photo taken from above becomes one taken across the table."""
-    h, w = img.shape[:2]
+def turned_view(size: tuple[int, int], degrees: float, axis: str = "x") -> np.ndarray:
+    """The homography (3x3) taking a picture of ``size`` (w, h) to the one its camera would have
+    taken turned by ``degrees`` about its optical centre (``axis`` "x": tilted up or down, "y":
+    panned): K R K^-1 of a pinhole of focal length TURNED_FOCAL long sides, exact for a flat
+    table, then scaled to fit the picture's size."""
+    w, h = size
     f = TURNED_FOCAL * max(w, h)
     K = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1.0]])
     a = np.radians(degrees)
@@ -121,5 +121,11 @@ def camera_turned(img: np.ndarray, degrees: float, axis: str = "x") -> np.ndarra
     c = cv2.perspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]).reshape(-1, 1, 2), H).reshape(4, 2)
     (x0, y0), (x1, y1) = c.min(axis=0), c.max(axis=0)
     s = min(w / (x1 - x0), h / (y1 - y0))
-    fit = np.array([[s, 0, -s * x0], [0, s, -s * y0], [0, 0, 1.0]])
-    return cv2.warpPerspective(img, fit @ H, (w, h), borderMode=cv2.BORDER_REPLICATE)
+    return np.array([[s, 0, -s * x0], [0, s, -s * y0], [0, 0, 1.0]]) @ H
+
+
+def camera_turned(img: np.ndarray, degrees: float, axis: str = "x") -> np.ndarray:
+    """``img`` as its camera would have taken it turned by ``degrees`` (:func:`turned_view`),
+    the border repeated. A photo taken from above becomes one taken across the table."""
+    h, w = img.shape[:2]
+    return cv2.warpPerspective(img, turned_view((w, h), degrees, axis), (w, h), borderMode=cv2.BORDER_REPLICATE)
