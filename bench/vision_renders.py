@@ -46,7 +46,7 @@ from vision.enrol import enrol, read_image  # noqa: E402
 from vision.profile import Profile  # noqa: E402
 from vision.recognise import Recogniser  # noqa: E402
 from vision.synthetic import StressOptions, synthetic_profile  # noqa: E402
-from vision.synthetic.effects import turned_view  # noqa: E402
+from vision.synthetic.effects import camera_turned, turned_view  # noqa: E402
 from vision.synthetic.render import REAL_CAMERA, scale_for_width  # noqa: E402
 from vision.synthetic.stress import Tally, random_scene, score  # noqa: E402
 from vision.synthetic.textures import load_textures  # noqa: E402
@@ -152,8 +152,7 @@ def _turned(scene, degrees: float, axis: str):
     H = turned_view(SIZE, degrees, axis)
     truth = [t._replace(quad=cv2.perspectiveTransform(np.float32(t.quad).reshape(-1, 1, 2), H).reshape(4, 2))
              for t in scene.truth]
-    image = cv2.warpPerspective(scene.image, H, SIZE, borderMode=cv2.BORDER_REPLICATE)
-    return replace(scene, image=image, truth=truth)
+    return replace(scene, image=camera_turned(scene.image, degrees, axis), truth=truth)
 
 
 def bench_deck(label: str, profile: Profile, textures: list[np.ndarray], scenes: int) -> None:

@@ -305,7 +305,9 @@ class Recogniser:
                 # 0.966 against 0.858 where the 10's fit had more inliers), else neither
                 k = same[0]
                 d, a0 = out[k]
-                if d.card is not None:
+                # most fits of a card's look-alikes read it as it is: its whole face leads with
+                # the name given (the scores are kept from _described), so no duels are needed
+                if d.card is not None and self._answer(desc, allowed).card != d.card:
                     a = self._decide(face, allowed, desc)
                     if a.card not in (d.card, BACK) and a.confidence >= self.threshold:
                         if a.score >= a0.score + MIN_MARGIN:
@@ -992,9 +994,9 @@ def _lone_card_of(dets: list[Detection], r: corner_index.Read) -> int | None:
     index implies. The first: a print of another layout (deepPoker's black-* indices sit
     nearer the edge than the enrolled faces', so the implied card ran off the photo and was
     added beside the card, which stayed unnamed). The second: a card seen slanted, found at a
-    quad a little off its edges, its index just outside that quad (deepPoker's
-    table-hearts_3-4.jpg with the camera turned 30°), was reported twice, unnamed
-    and named. Only a lone card: in a fan the next card's quad holds this index too."""
+    quad a little off its edges, its index just outside that quad, was reported twice, unnamed
+    and named (deepPoker's table-hearts_3-4.jpg with the camera turned 30°). Only a lone card:
+    in a fan the next card's quad holds this index too."""
     for k, d in enumerate(dets):
         if d.card is not None or not d.face_up or not (_at_corner(d.quad, r.index) or _same_spot(d.quad, r.quad)):
             continue
