@@ -663,10 +663,14 @@ class Recogniser:
         return dets
 
     def _other_cards(self, dets: list[Detection], quad: np.ndarray) -> list[Detection] | None:
-        """The detections of other cards than the one at ``quad``; None when a detection of
-        that card already has the deck's shape (nothing for an outline to mend)."""
+        """The detections of other cards than the one at ``quad``; None when a named card or
+        a back there already has the deck's shape (nothing for an outline to mend). An unnamed
+        one may yet be named through its outline: a keypoint fit of a card half under another
+        (14 inliers, a Bresciane 4 of batons under a jack, bench/vision_renders.py real, seed
+        1007) reads the covered part too and names nothing."""
         same = _same_cards([d.quad for d in dets], quad)
-        if any(_skew(d.quad, self.profile.aspect) <= MAX_SKEW for d, s in zip(dets, same) if s):
+        if any(_skew(d.quad, self.profile.aspect) <= MAX_SKEW
+               for d, s in zip(dets, same) if s and (d.card is not None or not d.face_up)):
             return None
         return [d for d, s in zip(dets, same) if not s]
 
