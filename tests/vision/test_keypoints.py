@@ -49,14 +49,19 @@ def test_keypoint_homography_gives_card_and_pose(profile):
     assert err < 12, hyps[0].quad
 
 
-@pytest.mark.parametrize("card", ["hearts/king", "clubs/jack", "diamonds/9"])
-def test_a_card_seen_far_across_the_table_gives_card_and_pose(profile, card):
-    # a card 280 px wide foreshortened to 45 % of its height, its far side narrower: a camera
-    # turned ~60° across the table. Its keypoints no longer match the face seen square; they
-    # match the face's squeezed views (TILT_SQUEEZE), mapped back onto the face.
+def _far_across(profile: Profile, card: str) -> tuple[np.ndarray, np.ndarray]:
+    """A photo of ``card`` 280 px wide foreshortened to 45 % of its height, its far side
+    narrower (a camera turned ~60° across the table), and the card's quad in it."""
     face = cv2.resize(profile.faces[card][0], None, fx=2, fy=2)
     quad = np.float32([[430, 200], [650, 200], [680, 376], [400, 376]])
-    img = _photo(face, quad, (1000, 720), seed=3)
+    return _photo(face, quad, (1000, 720), seed=3), quad
+
+
+@pytest.mark.parametrize("card", ["hearts/king", "clubs/jack", "diamonds/9"])
+def test_a_card_seen_far_across_the_table_gives_card_and_pose(profile, card):
+    # seen that slanted, a card's keypoints no longer match its face seen square; they match
+    # the face's squeezed views (TILT_SQUEEZE), mapped back onto the face
+    img, quad = _far_across(profile, card)
     labels = [c for c in profile.faces for _ in profile.faces[c]]
     faces = [f for c in profile.faces for f in profile.faces[c]]
     hyps = KeypointIndex(labels, faces).propose(img)
@@ -69,9 +74,7 @@ def test_a_card_seen_far_across_the_table_gives_card_and_pose(profile, card):
 def test_a_card_seen_far_across_the_table_is_named_once(profile, card):
     # the same view, recognised whole: found by its outline before, but left unnamed (its
     # straightened face too soft to tell, and no keypoint fit to say which face it is)
-    face = cv2.resize(profile.faces[card][0], None, fx=2, fy=2)
-    quad = np.float32([[430, 200], [650, 200], [680, 376], [400, 376]])
-    dets = Recogniser(profile).recognise(_photo(face, quad, (1000, 720), seed=3))
+    dets = Recogniser(profile).recognise(_far_across(profile, card)[0])
     assert [d.card for d in dets] == [card]
 
 
