@@ -110,7 +110,7 @@ def test_a_card_half_under_another_is_named_through_its_outline():
     scene = _under_and_over("clubs/9", "hearts/king", 100, seed=4)
     assert 0.6 < scene.truth[0].visible_fraction < 0.8
     dets = Recogniser(synthetic_profile(DECK)).recognise(scene.image)
-    assert sorted(d.card for d in dets) == ["clubs/9", "hearts/king"]
+    assert sorted(str(d.card) for d in dets) == ["clubs/9", "hearts/king"]
 
 
 def test_an_unnamed_detection_does_not_keep_an_outline_from_naming_its_card():
