@@ -270,6 +270,7 @@ def _tilted_views(g: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarra
     tilt t), so the view is not aliased; the mask keeps keypoints off the view's empty border."""
     h, w = g.shape
     sigma = 0.8 * math.sqrt(1.0 / TILT_SQUEEZE ** 2 - 1.0)
+    squeeze = np.diag([TILT_SQUEEZE, 1.0, 1.0])
     views = []
     for angle in TILT_ANGLES:
         c, s = abs(math.cos(math.radians(angle))), abs(math.sin(math.radians(angle)))
@@ -278,7 +279,6 @@ def _tilted_views(g: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarra
         turn[:, 2] += ((W - w) / 2, (H - h) / 2)
         turned = cv2.warpAffine(g, turn, (W, H), flags=cv2.INTER_LINEAR)
         inside = cv2.warpAffine(np.full_like(g, 255), turn, (W, H), flags=cv2.INTER_NEAREST)
-        squeeze = np.diag([TILT_SQUEEZE, 1.0, 1.0])
         size = (max(8, int(round(W * TILT_SQUEEZE))), H)
         view = cv2.resize(cv2.GaussianBlur(turned, (0, 0), sigmaX=sigma, sigmaY=0.01), size,
                           interpolation=cv2.INTER_LINEAR)

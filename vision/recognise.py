@@ -559,10 +559,10 @@ class Recogniser:
                 continue
             quads = [d.quad] + [s.quad for s in spare
                                 if s.card == d.card and _same_spot(s.quad, d.quad)]
+            others = [o.quad for o in dets if o is not d]
             for q in quads:
                 hidden = False
                 if d.card in self._lacking:
-                    others = [o.quad for o in dets if o is not d]
                     cover = _others_mask(q, others) if others else None
                     hidden = cover is not None and bool(
                         (INNER[FINE].reshape(cover.shape) * (1 - cover)).any())
