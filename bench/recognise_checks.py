@@ -45,6 +45,7 @@ import numpy as np  # noqa: E402
 
 import vision_realdata as vr  # noqa: E402
 from vision import corner_index, recognise  # noqa: E402
+from vision.geometry import inside  # noqa: E402
 from vision.features import describe  # noqa: E402
 from vision.geometry import quad_sides  # noqa: E402
 from vision.profile import SUSPECT_META  # noqa: E402
@@ -108,7 +109,7 @@ def corners(rec: Recogniser, folder: Path) -> None:
             dets = rec.recognise(img)
             for r in rec.corners.read(img):
                 for d in dets:
-                    if recognise._inside(d.quad, r.index):
+                    if inside(d.quad, r.index):
                         dist.append(float(np.linalg.norm(d.quad - r.index, axis=1).min()) / quad_sides(d.quad)[0])
         span = f"{min(dist):.2f}-{max(dist):.2f} (median {np.median(dist):.2f})" if dist else "none"
         print(f"  {label}: {len(dist)} reads, distance to the nearest corner over the short side {span}")

@@ -76,6 +76,12 @@ def rect_quad(centre: tuple[float, float], w: float, h: float, angle_deg: float)
     return order_quad(pts)
 
 
+def inside(quad: np.ndarray, pt: np.ndarray) -> bool:
+    """Whether point ``pt`` lies inside (or on) ``quad``."""
+    return cv2.pointPolygonTest(np.asarray(quad, np.float32).reshape(-1, 1, 2),
+                                (float(pt[0]), float(pt[1])), False) >= 0
+
+
 def polygon_area(q: np.ndarray) -> float:
     """Area of a simple polygon."""
     return float(abs(cv2.contourArea(np.asarray(q, np.float32).reshape(-1, 1, 2))))

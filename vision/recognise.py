@@ -30,7 +30,7 @@ from vision import outline
 from vision.decks import deck_cards, look_alikes, unenrolled_lookalikes
 from vision.features import FINE, INNER, Descriptor, TemplateBank, describe
 from vision.finder import Candidate, FindResult, find_cards
-from vision.geometry import face_corners, order_quad, quad_sides, warp_face
+from vision.geometry import face_corners, inside, order_quad, quad_sides, warp_face
 from vision.paper import INK_CONTRAST, face_looks, ink_contrast, paper_level, printed
 from vision.profile import Profile
 
@@ -615,7 +615,7 @@ class Recogniser:
         out: list[Detection] = []
         for cand in found.candidates:
             c = cand.quad.mean(axis=0)
-            if any(_inside(d.quad, c) for d in kept + out):
+            if any(inside(d.quad, c) for d in kept + out):
                 continue
             det = self._named_by_duels(image, cand.quad, allowed)
             if det is not None:
@@ -1028,7 +1028,7 @@ def _at_corner(quad: np.ndarray, point: np.ndarray) -> bool:
     """``point`` lies where a card at ``quad`` prints an index: inside it, within
     INDEX_CORNER of its short side from one of its corners."""
     short = quad_sides(quad)[0]
-    return _inside(quad, point) and \
+    return inside(quad, point) and \
         float(np.linalg.norm(np.asarray(quad) - point, axis=1).min()) <= INDEX_CORNER * short
 
 
@@ -1036,13 +1036,8 @@ def _under(dets: list[Detection], r: corner_index.Read) -> list[int]:
     """The detections ``r``'s index lies on as that card's index: its point inside each,
     whose centre is near that of the card the index implies."""
     c, short = r.quad.mean(axis=0), quad_sides(r.quad)[0]
-    return [k for k, d in enumerate(dets) if _inside(d.quad, r.index)
+    return [k for k, d in enumerate(dets) if inside(d.quad, r.index)
             and np.linalg.norm(d.quad.mean(axis=0) - c) < corner_index.SAME_CARD * short]
-
-
-def _inside(quad: np.ndarray, pt: np.ndarray) -> bool:
-    return cv2.pointPolygonTest(np.asarray(quad, np.float32).reshape(-1, 1, 2),
-                                (float(pt[0]), float(pt[1])), False) >= 0
 
 
 def _claimed_cards(dets: list[Detection], reads: list[corner_index.Read]) -> list[Detection]:
@@ -1069,7 +1064,7 @@ def _claimed_cards(dets: list[Detection], reads: list[corner_index.Read]) -> lis
 def _same_spot(a: np.ndarray, b: np.ndarray) -> bool:
     """Two quads of one card: each centre inside the other quad (cards of a pile overlap
     too, but the top card's centre does not lie within the card it covers both ways)."""
-    return _inside(a, b.mean(axis=0)) and _inside(b, a.mean(axis=0))
+    return inside(a, b.mean(axis=0)) and inside(b, a.mean(axis=0))
 
 
 def _skew(quad: np.ndarray, aspect: float) -> float:

@@ -44,7 +44,7 @@ import numpy as np
 from vision.calibration import Calibration
 from vision.change import ChangeDetector, Region, light_changed, light_field, relit
 from vision.finder import refine_quad
-from vision.geometry import order_quad, quad_sides, warp_to
+from vision.geometry import inside, order_quad, quad_sides, warp_to
 from vision.look_worker import LookWorker
 from vision.registration import Registration
 
@@ -596,7 +596,7 @@ class TableWatcher:
             named = [d for d in self.recogniser.recognise(image, candidates=cands, roi=near)
                      if d.card is not None]
             for u in unnamed:
-                hit = [d for d in named if _inside(u.quad, np.asarray(d.quad, np.float32).mean(axis=0))]
+                hit = [d for d in named if inside(u.quad, np.asarray(d.quad, np.float32).mean(axis=0))]
                 if hit:
                     dets[dets.index(u)] = max(hit, key=lambda d: d.confidence)
         return dets
@@ -840,11 +840,6 @@ class _Seen:
 
 def _grey(image: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-
-
-def _inside(quad: np.ndarray, pt: np.ndarray) -> bool:
-    return cv2.pointPolygonTest(np.asarray(quad, np.float32).reshape(-1, 1, 2),
-                                (float(pt[0]), float(pt[1])), False) >= 0
 
 
 class _Unsure:
