@@ -14,12 +14,13 @@ of it (see ``refine_quad``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import cv2
 import numpy as np
 
 from vision import piles
-from vision.geometry import order_quad, quad_sides
+from vision.geometry import inside, order_quad, quad_sides
 
 WORK_SIZE = 800          # longest side of the working copy
 MAX_CHROMA = 20         # card paper is grey once the image is white-balanced; skin is not
@@ -333,6 +334,107 @@ def find_cards(image: np.ndarray, aspect: float, roi: tuple[int, int, int, int] 
         hypotheses = [Candidate(hy.quad, False, hy.cover) for hy in hyps]
     return FindResult(_to_full(quads, full, scale, (ox, oy), refine), mask, scale,
                       _to_full(hypotheses, full, scale, (ox, oy), False))
+
+
+# slanted_quads: four-cornered paper blobs of any shape (cards seen obliquely)
+# A blob's thin attachments (a shadow's edge, a strip of light table touching the card) are
+# opened away with a disc whose diameter is this share of the blob's inscribed radius (about a
+# quarter of a card's short side; a card's own corners stay). Without it, in 14 of the 37
+# deepPoker table photos turned 50° that nothing named, no blob's hull had four corners
+# (/tmp probe, session 45).
+SLANT_OPEN = 0.5
+# Any convex quad is some view of a rectangle, so a slanted blob's shape cannot tell a whole card
+# from a piece of one cut by a hand or a card lying over it (a Bresciane 6 of cups under an
+# arm, its lower two thirds a "4 of cups" named at 1.0: bench/vision_renders.py oblique, seed
+# 1021). So each of its sides must be the card's own edge against one table: the strip just
+# outside each side (SIDE_STRIP of the short side deep) has the colour of the strips outside
+# the other three, within SIDE_TABLE (CIELAB distance of the medians, OpenCV's 8-bit scale).
+# Measured on every card this stage named (/tmp probe, session 45): the deepPoker table photos
+# turned 30-50° (bench/vision_realdata.py oblique), 24 right names at 6.8-38 and 3 at 110-155
+# (a side along the photo's repeated border); the renders turned 40°, 12 right names at 1-16,
+# a clubs 7 lying on a blue back at 92, and the 6 of cups under the arm at 109
+SIDE_STRIP = 0.12
+SIDE_TABLE = 60.0
+
+
+def slanted_quads(image: np.ndarray, found: FindResult, aspect: float,
+                  taken: Sequence[np.ndarray] = ()) -> list[np.ndarray]:
+    """Quads (full-image pixels, refined onto the edges) of the mask's paper blobs whose outline
+    has four corners, whatever their shape: a card seen obliquely is a trapezoid, not the deck's
+    rectangle, so find_cards leaves it out (or takes it for a pile). Any convex quad is some
+    view of a rectangle, so the shape proves nothing; only naming may keep one
+    (Recogniser._with_slanted_cards). A blob at one of the ``taken`` quads (cards found
+    already: a taken quad's centre inside the blob, or the blob's centre inside it) is that
+    card, or a pile of found cards, and is left out before anything else is computed."""
+    mask, scale = found.mask, found.scale
+    h, w = mask.shape
+    amin = (MIN_SHORT * min(h, w)) ** 2 * aspect
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    taken = [np.asarray(t, np.float64) * scale for t in taken]     # on the working copy
+    grey = None
+    out = []
+    for c in contours:
+        area = cv2.contourArea(c)
+        if not amin <= area <= MAX_BLOB * h * w:
+            continue
+        m = cv2.moments(c)
+        centre = (m["m10"] / max(m["m00"], 1e-9), m["m01"] / max(m["m00"], 1e-9))
+        if any(inside(c, t.mean(axis=0)) or inside(t, centre) for t in taken):
+            continue
+        x, y, bw, bh = cv2.boundingRect(c)
+        blob = np.zeros((bh + 2, bw + 2), np.uint8)
+        cv2.drawContours(blob, [c - (x - 1, y - 1)], -1, 255, -1)
+        k = max(3, int(SLANT_OPEN * cv2.distanceTransform(blob, cv2.DIST_L2, 3).max()) | 1)
+        blob = cv2.morphologyEx(blob, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        parts, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        if not parts:
+            continue
+        hull = cv2.convexHull(max(parts, key=cv2.contourArea))
+        peri = cv2.arcLength(hull, True)
+        for eps in POLY_EPS:
+            poly = cv2.approxPolyDP(hull, eps * peri, True)
+            if len(poly) <= 4:
+                break
+        if len(poly) != 4:
+            continue
+        q = (poly.reshape(4, 2).astype(np.float64) + (x - 1, y - 1)) / scale
+        if grey is None:
+            grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+        q = refine_quad(grey, q, REFINE_SEARCH)
+        if _sane(q, *image.shape[1::-1]) and _on_one_table(image, q):
+            out.append(order_quad(q))
+    return out
+
+
+def _on_one_table(image: np.ndarray, quad: np.ndarray) -> bool:
+    """Whether the strips just outside the four sides of ``quad`` are one table (SIDE_TABLE):
+    no side runs along a hand, another card or the picture's edge."""
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    r = max(3.0, SIDE_STRIP * quad_sides(q.astype(np.float32))[0])
+    H, W = image.shape[:2]
+    x0, y0 = np.maximum(0, np.floor(q.min(axis=0) - r - 3)).astype(int)
+    x1, y1 = np.minimum((W, H), np.ceil(q.max(axis=0) + r + 3)).astype(int)
+    crop = image[y0:y1, x0:x1]
+    lab = cv2.cvtColor(crop if crop.ndim == 3 else cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR), cv2.COLOR_BGR2LAB)
+    centre = q.mean(axis=0)
+    medians = []
+    for i in range(4):
+        a, b = q[i], q[(i + 1) % 4]
+        along = b - a
+        out = np.array([along[1], -along[0]]) / max(1e-9, float(np.linalg.norm(along)))
+        if np.dot((a + b) / 2 - centre, out) < 0:
+            out = -out
+        strip = np.array([a + 0.1 * along + 2 * out, b - 0.1 * along + 2 * out,
+                          b - 0.1 * along + (2 + r) * out, a + 0.1 * along + (2 + r) * out]) - (x0, y0)
+        m = np.zeros(lab.shape[:2], np.uint8)
+        cv2.fillPoly(m, [np.round(strip).astype(np.int32)], 255)
+        px = lab[m > 0]
+        if not len(px):
+            return False        # a side along the picture's edge: the card may go on past it
+        medians.append(np.median(px.astype(np.float32), axis=0))
+    meds = np.array(medians)
+    return all(float(np.linalg.norm(meds[i] - np.median(np.delete(meds, i, axis=0), axis=0))) <= SIDE_TABLE
+               for i in range(4))
 
 
 def _to_full(cands: list[Candidate], full: np.ndarray, scale: float, origin: tuple[int, int],

@@ -77,7 +77,7 @@ def rect_quad(centre: tuple[float, float], w: float, h: float, angle_deg: float)
 
 
 def inside(quad: np.ndarray, pt: np.ndarray) -> bool:
-    """Whether point ``pt`` lies inside (or on) ``quad``."""
+    """Whether point ``pt`` lies inside (or on) ``quad`` (or any polygon, e.g. a contour)."""
     return cv2.pointPolygonTest(np.asarray(quad, np.float32).reshape(-1, 1, 2),
                                 (float(pt[0]), float(pt[1])), False) >= 0
 

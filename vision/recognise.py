@@ -29,7 +29,7 @@ from vision import keypoints as kp_mod
 from vision import outline
 from vision.decks import deck_cards, look_alikes, unenrolled_lookalikes
 from vision.features import FINE, INNER, Descriptor, TemplateBank, describe
-from vision.finder import Candidate, FindResult, find_cards
+from vision.finder import Candidate, FindResult, find_cards, slanted_quads
 from vision.geometry import face_corners, inside, order_quad, quad_sides, warp_face
 from vision.paper import INK_CONTRAST, face_looks, ink_contrast, paper_level, printed
 from vision.profile import Profile
@@ -410,7 +410,29 @@ class Recogniser:
             kept = self._with_unmatched(image_bgr, blanks, kept, allowed, table)
             kept = self._with_agreed_cards(image_bgr, found, outlines, kept, table)
             kept = self._with_outlined_cards(image_bgr, outlines, kept, table[0])
+            kept = self._with_slanted_cards(image_bgr, found, kept, allowed)
         return _without_pieces(kept)
+
+    def _with_slanted_cards(self, image, found: FindResult, kept: list[Detection], allowed
+                            ) -> list[Detection]:
+        """``kept`` and the cards seen obliquely (vision.finder.slanted_quads: paper blobs
+        with four corners, of any shape) where no card was found, each named by duels when
+        they separate, else dropped: any convex quad is a view of some rectangle, so only a
+        name says it is a card. A card named so takes the place of the unnamed pieces at its
+        spot. Where any detection of the deck's shape lies (named, a back, or unnamed), the
+        card was found and judged there: duels of a card not enrolled, found whole and rightly
+        left unnamed, name its pip-count neighbour (deepPoker's unenrolled clubs 9 as the
+        clubs 10, bench/vision_realdata.py, 7 of 38 photos)."""
+        taken = [d.quad for d in kept
+                 if d.card is not None or not d.face_up or _skew(d.quad, self.profile.aspect) <= MAX_SKEW]
+        for quad in slanted_quads(image, found, self.profile.aspect, taken):
+            det = self._named_by_duels(image, quad, allowed)
+            if det is None or any(_same_spot(t, det.quad) for t in taken):
+                continue        # two blobs of one card: named once
+            kept = [d for d in kept if not (inside(quad, d.quad.mean(axis=0)) or inside(d.quad, quad.mean(axis=0)))]
+            kept.append(det)
+            taken.append(det.quad)
+        return kept
 
     def _with_unmatched(self, image, blanks: list[Candidate], kept: list[Detection], allowed,
                         table: tuple[float | None, float | None]) -> list[Detection]:
