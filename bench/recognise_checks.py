@@ -45,9 +45,8 @@ import numpy as np  # noqa: E402
 
 import vision_realdata as vr  # noqa: E402
 from vision import corner_index, recognise  # noqa: E402
-from vision.geometry import inside  # noqa: E402
 from vision.features import describe  # noqa: E402
-from vision.geometry import quad_sides  # noqa: E402
+from vision.geometry import inside, quad_sides  # noqa: E402
 from vision.profile import SUSPECT_META  # noqa: E402
 from vision.recognise import Recogniser  # noqa: E402
 from vision.synthetic import synthetic_profile  # noqa: E402

@@ -502,9 +502,9 @@ def _bad_args(args) -> str | None:
 
 # A connection whose CONNACK never comes is given up by paho after one keepalive (15 s), and
 # tried again. The embedded broker (amqtt 0.12.1) left 5 of 39 demo starts' table connections
-# unanswered, the CONNECT read from a socket accepted just before it arrived (/tmp probe, session
-# 45: amqtt's debug log stops after "Connection from"); a 10 s wait made those demos fail. The
-# demo waits for this many tries before it says the broker cannot be reached.
+# unanswered (/tmp probe, session 45: its debug log stops after "Connection from"; in the failing
+# run logged, it accepted the socket just before paho sent CONNECT); a 10 s wait made those demos
+# fail. The demo waits for this many tries before it says the broker cannot be reached.
 CONNECT_TRIES = 3
 
 
