@@ -374,8 +374,7 @@ def slanted_quads(image: np.ndarray, found: FindResult, aspect: float,
     grey = None
     out = []
     for c in contours:
-        area = cv2.contourArea(c)
-        if not amin <= area <= MAX_BLOB * h * w:
+        if not amin <= cv2.contourArea(c) <= MAX_BLOB * h * w:
             continue
         m = cv2.moments(c)
         centre = (m["m10"] / max(m["m00"], 1e-9), m["m01"] / max(m["m00"], 1e-9))

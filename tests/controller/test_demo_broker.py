@@ -7,8 +7,10 @@ stop) left the broker to publish the last will ``offline`` instead of ``stopped`
 from __future__ import annotations
 
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 
 from controller.journal import read_records
@@ -79,18 +81,14 @@ def test_sigterm_mid_match_publishes_stopped(tmp_path, mosquitto):
 
 
 class _FirstConnectUnanswered:
-    """A TCP relay to ``upstream`` that leaves the first CONNECT of client ``client_id`` unanswered
+    """A TCP relay to ``upstream_port`` that leaves the first CONNECT of client ``client_id`` unanswered
     (the socket stays open, nothing comes back), as the embedded broker (amqtt 0.12.1) was seen to
     do for about one demo start in eight."""
 
     def __init__(self, upstream_port: int, client_id: bytes) -> None:
-        import socket
-        import threading
-
         self.upstream_port, self.client_id, self.swallowed = upstream_port, client_id, 0
         self.server = socket.create_server(("127.0.0.1", 0))
         self.port = self.server.getsockname()[1]
-        self._socket, self._threading = socket, threading
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self) -> None:
@@ -99,7 +97,7 @@ class _FirstConnectUnanswered:
                 conn, _ = self.server.accept()
             except OSError:
                 return
-            self._threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
 
     def _serve(self, conn) -> None:
         first = conn.recv(65536)
@@ -108,7 +106,7 @@ class _FirstConnectUnanswered:
             while conn.recv(65536):            # read and never answer, until the client gives up
                 pass
             return
-        up = self._socket.create_connection(("127.0.0.1", self.upstream_port))
+        up = socket.create_connection(("127.0.0.1", self.upstream_port))
         up.sendall(first)
 
         def pump(a, b) -> None:
@@ -119,10 +117,10 @@ class _FirstConnectUnanswered:
                 pass
             for s in (a, b):
                 try:
-                    s.shutdown(self._socket.SHUT_RDWR)
+                    s.shutdown(socket.SHUT_RDWR)
                 except OSError:
                     pass
-        self._threading.Thread(target=pump, args=(up, conn), daemon=True).start()
+        threading.Thread(target=pump, args=(up, conn), daemon=True).start()
         pump(conn, up)
 
     def close(self) -> None:
