@@ -187,8 +187,8 @@ def straighten(img: np.ndarray, name: str = "photo", back: bool = False) -> np.n
     shape = max(h, w) / max(1, min(h, w))
     crop_shaped = CROP_ASPECTS[0] <= shape <= CROP_ASPECTS[1]
     whole = order_quad(face_corners(w, h))
-    if min(abs(np.log(shape / a)) for a in ASPECTS) <= CROP_SHAPE_MATCH:
-        as_crop = crop_alternative(img, back)
+    if not back and min(abs(np.log(shape / a)) for a in ASPECTS) <= CROP_SHAPE_MATCH:
+        as_crop = crop_alternative(img)
         if as_crop is not None:
             return as_crop   # a card-shaped crop with paper to its edges: the card itself
     quad = largest_card_quad(img, back)
@@ -207,14 +207,16 @@ def straighten(img: np.ndarray, name: str = "photo", back: bool = False) -> np.n
 def crop_alternative(img: np.ndarray, back: bool = False) -> np.ndarray | None:
     """The whole photo straightened as the card, when it may be a scan or crop of one: card-
     shaped (CROP_ASPECTS) with card paper all round its edge (CROP_RIM_PAPER); else None. A
-    photo of a card lying on a table has table at its edge (not asked of a ``back``, which
-    may be printed to its edge)."""
+    photo of a card lying on a table has table at its edge. A ``back`` may be printed to its
+    edge, so for it the shape alone offers the alternative and the pack decides
+    (:func:`pack_shaped`): the lattice of the Bresciane back scan in ../shared/realdata holds
+    rectangles of its own, and one of them was enrolled as the back."""
     h, w = img.shape[:2]
     shape = max(h, w) / max(1, min(h, w))
-    if back or not CROP_ASPECTS[0] <= shape <= CROP_ASPECTS[1]:
+    if not CROP_ASPECTS[0] <= shape <= CROP_ASPECTS[1]:
         return None
     as_crop = _warp(img, order_quad(face_corners(w, h)))
-    return as_crop if face_looks(as_crop, CROP_RIM_PAPER) else None
+    return as_crop if back or face_looks(as_crop, CROP_RIM_PAPER) else None
 
 
 def pack_shaped(raw: list[tuple[str, np.ndarray]], crops: list[np.ndarray | None]
