@@ -319,7 +319,13 @@ def closed_quads(cs: _Corners, aspect: float, min_short: float) -> list[tuple[np
                     continue
                 chains3.append((k0, k1, k2))
                 for k3 in nxt[k2]:
-                    if k3 in (k0, k1) or not adj[k3, k0]:
+                    # a card turns square at each of its four corners. With only the first two
+                    # turns asked, two corners a few pixels apart on one edge closed a "quad" folded
+                    # back on itself: corners (502, 89), (510, 89), (506, 1161), (77, 92) of the
+                    # Bresciane back scan's lattice (../shared/realdata), enrolled as the back
+                    if k3 in (k0, k1) or not adj[k3, k0] or not (
+                            _turns(cs.p[k1], cs.p[k2], cs.p[k3]) and _turns(cs.p[k2], cs.p[k3], cs.p[k0])
+                            and _turns(cs.p[k3], cs.p[k0], cs.p[k1])):
                         continue
                     key = tuple(sorted((k0, k1, k2, k3)))
                     if key in seen_cycles:

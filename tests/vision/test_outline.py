@@ -68,6 +68,18 @@ def test_a_check_cloth_alone_closes_no_card():
     assert [o for o in outline.propose(scene.image, synthetic_profile(DECK).aspect) if o.corners >= 3] == []
 
 
+def test_a_lattice_closes_no_quad_folded_back_on_itself():
+    # the Bresciane back scan (../shared/realdata): two corners of neighbouring lattice lines a
+    # few pixels apart closed a four-cornered "card" with one side of 8 px, and enrolment took
+    # it for the back; a card turns square at each of its corners
+    from test_enrol import lattice_back
+    for aspect, found in zip((1.4, 1.9), outline.propose_shapes(lattice_back(), (1.4, 1.9))):
+        for o in (o for o in found if o.corners == 4):
+            sides = np.roll(o.quad, -1, axis=0) - o.quad
+            turns = [abs(float(a @ b)) / (np.linalg.norm(a) * np.linalg.norm(b)) for a, b in zip(sides, np.roll(sides, -1, axis=0))]
+            assert max(turns) < np.sin(outline.SQUARE_FULL), (aspect, o.quad.tolist())
+
+
 def test_crossing_lines_make_no_corner_and_card_sides_do():
     # two lines crossing in their middles (a cloth's check) and a card's two sides meeting
     segs = np.array([[0, 50, 100, 50], [50, 0, 50, 100],
