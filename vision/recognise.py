@@ -76,6 +76,13 @@ DUEL_MARGIN = 0.2          # least duel margin over every rival to name a card (
 #   synthetic clubs/king read as spades/queen 0.125 (tests/vision/test_identify.py)
 DUEL_SLOPE = 20.0          # logistic slope of confidence against duel margin
 DUEL_FACE_MIN = 0.45       # whole-face score a card named by duels must also reach
+# ... and one named where only its name says it is a card (a slanted paper blob of any four-cornered
+# shape, Recogniser._with_slanted_cards). Every name that stage gave (session 46, /tmp probe logging
+# it in bench/vision_realdata.py, every set, and bench/vision_renders.py): 28 right on real photos at
+# 0.593-0.977, 11 right in renders at 0.579-0.980, and one wrong, the lower two thirds of a
+# Bresciane 6 of cups under an arm (renders, photo, seed 1021) named the coins 8 at 0.497 (duel
+# margin 0.68): a part of a card stretched to a whole face matches no face well. Halfway between.
+SLANT_FACE_MIN = 0.54
 CORNER_AGAINST = 0.25      # duel margin by which an index on a named card prefers its own rank or suit to
 #   the name's (corner_index.CornerReader.against) that withdraws the name. Tune half, names given
 #   before the corner merge (bench/corner_checks.py against): right names 0.18 at most (1 of 129
@@ -426,7 +433,7 @@ class Recogniser:
         taken = [d.quad for d in kept
                  if d.card is not None or not d.face_up or _skew(d.quad, self.profile.aspect) <= MAX_SKEW]
         for quad in slanted_quads(image, found, self.profile.aspect, taken):
-            det = self._named_by_duels(image, quad, allowed)
+            det = self._named_by_duels(image, quad, allowed, SLANT_FACE_MIN)
             if det is None or any(_same_spot(t, det.quad) for t in taken):
                 continue        # two blobs of one card: named once
             kept = [d for d in kept if not (inside(quad, d.quad.mean(axis=0)) or inside(d.quad, quad.mean(axis=0)))]
@@ -696,12 +703,14 @@ class Recogniser:
             return None
         return [d for d, s in zip(dets, same) if not s]
 
-    def _named_by_duels(self, image, quad: np.ndarray, allowed) -> Detection | None:
+    def _named_by_duels(self, image, quad: np.ndarray, allowed, face_min: float = 0.0) -> Detection | None:
         """The face at ``quad`` fitted to its leading enrolled face and named by duels; None
-        unless the duels name a face (not a back) surely."""
+        unless the duels name a face (not a back) surely, whose whole-face score reaches
+        ``face_min``."""
         _, fitted, _ = self._aligned_read(image, quad, allowed)
         a = self._decide(_face_crop(image, fitted, self.profile.face_size), allowed)
-        return self._detection(fitted, a) if a.confidence >= self.threshold and a.card != BACK else None
+        return self._detection(fitted, a) if a.confidence >= self.threshold and a.card != BACK \
+            and a.score >= face_min else None
 
     def _rechecked(self, image, det: Detection, allowed, desc: Descriptor | None = None,
                    face: np.ndarray | None = None, cover: np.ndarray | None = None) -> Detection:
