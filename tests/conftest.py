@@ -51,8 +51,19 @@ class Mosquitto:
         return f"mqtt://127.0.0.1:{self.port}"
 
     def start(self) -> None:
-        log = open(self.conf.with_suffix(".log"), "ab")
-        self.proc = subprocess.Popen([MOSQUITTO, "-c", str(self.conf)], stdout=log, stderr=log)
+        """Start it and wait until *this* broker listens: with two test workers, a port found
+        free may be taken before mosquitto binds it, and another broker answering there would
+        pass for this one (BrokerNotStarted then)."""
+        path = self.conf.with_suffix(".log")
+        seen = path.stat().st_size if path.exists() else 0
+        with open(path, "ab") as log:
+            self.proc = subprocess.Popen([MOSQUITTO, "-c", str(self.conf)], stdout=log, stderr=log)
+        deadline = time.monotonic() + 10.0
+        while b" running" not in path.read_bytes()[seen:]:
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise BrokerNotStarted(path.read_bytes()[seen:].decode(errors="replace").strip())
+            time.sleep(0.01)
         wait_port(self.port)
         if self.ws_port:
             wait_port(self.ws_port)
@@ -73,6 +84,11 @@ class Mosquitto:
 
 
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+BROKER_TRIES = 3        # ports tried for one broker (see Mosquitto.start)
+
+
+class BrokerNotStarted(RuntimeError):
+    """mosquitto exited (or never said it was running); the message is its log."""
 
 
 @pytest.fixture
@@ -84,7 +100,18 @@ def mosquitto_factory(tmp_path: Path) -> Iterator:
 
     def make(websockets: bool = False, password_file: Path | None = None,
              acl_file: Path | None = None) -> Mosquitto:
-        n = len(started)
+        for attempt in range(BROKER_TRIES):
+            try:
+                broker = _configured(len(started), websockets, password_file, acl_file)
+                broker.start()
+                break
+            except BrokerNotStarted:
+                if attempt == BROKER_TRIES - 1:
+                    raise
+        started.append(broker)
+        return broker
+
+    def _configured(n: int, websockets: bool, password_file: Path | None, acl_file: Path | None) -> Mosquitto:
         port = free_port()
         ws_port = free_port() if websockets else None
         # `user root`: as root, mosquitto would otherwise drop to its own user and could not
@@ -101,10 +128,7 @@ def mosquitto_factory(tmp_path: Path) -> Iterator:
         lines += ["persistence true", f"persistence_location {tmp_path}/", f"persistence_file m{n}.db"]
         conf = tmp_path / f"mosquitto{n}.conf"
         conf.write_text("\n".join(lines) + "\n")
-        broker = Mosquitto(conf, port, ws_port)
-        broker.start()
-        started.append(broker)
-        return broker
+        return Mosquitto(conf, port, ws_port)
 
     yield make
     for b in started:
