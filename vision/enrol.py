@@ -208,7 +208,7 @@ def crop_alternative(img: np.ndarray, back: bool = False) -> np.ndarray | None:
     """The whole photo straightened as the card, when it may be a scan or crop of one: card-
     shaped (CROP_ASPECTS) with card paper all round its edge (CROP_RIM_PAPER); else None. A
     photo of a card lying on a table has table at its edge. A ``back`` may be printed to its
-    edge, so for it the shape alone offers the alternative and the pack decides
+    edge, so for it the shape alone offers the alternative, taken only in a scanned pack
     (:func:`pack_shaped`): the lattice of the Bresciane back scan in ../shared/realdata holds
     rectangles of its own, and one of them was enrolled as the back."""
     h, w = img.shape[:2]
@@ -241,7 +241,9 @@ def pack_shaped(raw: list[tuple[str, np.ndarray]], crops: list[np.ndarray | None
     if ref is None:
         return raw
     fits = [crop is not None and not _shape_off(crop, ref) for crop in crops]
-    out = [(card, crop if ok and _shape_off(face, ref) else face)
+    # a back's photo is offered whole for its shape alone (crop_alternative), which a phone
+    # photo of a back on the table has too: only a scanned pack takes it whole, below
+    out = [(card, crop if ok and card != "back" and _shape_off(face, ref) else face)
            for (card, face), crop, ok in zip(raw, crops, fits)]
     whole = sum(_same_image(face, crop) for (_, face), crop in zip(out, crops))
     if whole > sum(card != "back" for card, _ in out) / 2:

@@ -288,6 +288,22 @@ def test_photos_of_cards_on_a_table_keep_the_card_found_in_them():
     assert out[3][1] is pale[3]
 
 
+def test_a_back_photographed_on_the_table_is_not_taken_whole():
+    """A back's photo is offered whole for its shape alone, and a phone photo (4:3) of a back
+    on the table has nearly a card's shape: where the pack was photographed on a table, the
+    back keeps the card found in it even when that is of another shape (taken whole, table
+    and all, it would name the table a back)."""
+    from vision.enrol import crop_alternative, pack_shaped
+    p = synthetic_profile(DECK)
+    faces = [cv2.resize(p.faces[c][0], (160, 224), interpolation=cv2.INTER_AREA) for c in GOOD]   # 1.4
+    found = np.full((170, 160, 3), 60, np.uint8)                      # a back found off the pack's shape
+    photo = np.full((480, 640, 3), (40, 90, 140), np.uint8)           # the phone photo: 4:3
+    whole = crop_alternative(photo, back=True)
+    assert whole is not None      # the shape alone offers it
+    out = pack_shaped(list(zip(GOOD, faces)) + [("back", found)], [None] * 4 + [whole])
+    assert out[-1][1] is found
+
+
 def test_the_faces_enrolment_doubts_are_kept_in_the_profile(tmp_path):
     # the recogniser names a doubted face's card only where every cell agrees, so the doubt
     # must survive saving and loading
