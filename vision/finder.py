@@ -398,7 +398,7 @@ def slanted_quads(image: np.ndarray, found: FindResult, aspect: float,
             continue
         q = (poly.reshape(4, 2).astype(np.float64) + (x - 1, y - 1)) / scale
         if grey is None:
-            grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+            grey = as_grey(image)
         q = refine_quad(grey, q, REFINE_SEARCH)
         if _sane(q, *image.shape[1::-1]) and _on_one_table(image, q):
             out.append(order_quad(q))
@@ -436,12 +436,17 @@ def _on_one_table(image: np.ndarray, quad: np.ndarray) -> bool:
                for i in range(4))
 
 
+def as_grey(image: np.ndarray) -> np.ndarray:
+    """A BGR image in grey levels (a grey one as it is)."""
+    return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+
+
 def _to_full(cands: list[Candidate], full: np.ndarray, scale: float, origin: tuple[int, int],
              refine: bool) -> list[Candidate]:
     """Working-copy candidates in full-image pixels, sides moved onto the edges."""
     H, W = full.shape[:2]
     out = []
-    grey = cv2.cvtColor(full, cv2.COLOR_BGR2GRAY) if refine and cands and full.ndim == 3 else full
+    grey = as_grey(full) if refine and cands else full
     for cand in cands:
         q = cand.quad / scale
         if refine:
@@ -464,8 +469,7 @@ def _explain_piles(small: np.ndarray, mask: np.ndarray, blobs: list[np.ndarray],
     h, w = mask.shape
     region = np.zeros_like(mask)
     cv2.drawContours(region, blobs, -1, 255, -1)
-    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
-    segs = piles.segments(grey, region)
+    segs = piles.segments(as_grey(small), region)
     cs = piles.corners(segs, mask)
     shorts = [known] if known else (piles.card_shorts(cs, piles.CORNER_GAP * min(h, w), aspect, mask)
                                     or _size_options(max(blobs, key=cv2.contourArea), aspect, min_side))
@@ -512,7 +516,7 @@ def refine_quad(image: np.ndarray, quad: np.ndarray, search: float = SIDE_SEARCH
     q = np.asarray(quad, np.float64)
     short, _ = quad_sides(q.astype(np.float32))
     r = max(2.0, search * short)
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    grey = as_grey(image)
     c = q.mean(axis=0)
     lines = []
     for i in range(4):

@@ -43,7 +43,7 @@ import numpy as np
 
 from vision.calibration import Calibration
 from vision.change import ChangeDetector, Region, light_changed, light_field, relit
-from vision.finder import refine_quad
+from vision.finder import as_grey, refine_quad
 from vision.geometry import inside, order_quad, quad_sides, warp_to
 from vision.look_worker import LookWorker
 from vision.registration import Registration
@@ -615,7 +615,7 @@ class TableWatcher:
         present_all = self._differs(cur, self._empty4)
         present = present_all & near
         changed = self._differs(cur, self._before4) & near
-        grey = _grey(image)
+        grey = as_grey(image)
         short = self.card_px[0]
         quads: list[tuple[np.ndarray, bool]] = []     # (quad, found in the change since the table settled)
         aspect = getattr(getattr(self.recogniser, "profile", None), "aspect", None)
@@ -661,13 +661,13 @@ class TableWatcher:
         table is fitted by itself only where that fit explains nothing (a pile gathered)."""
         if self._mask4 is None:
             self._mask4 = cv2.resize(self.change.table_mask, self._size4, interpolation=cv2.INTER_NEAREST)
-        g = _grey(cur)
-        gain = light_field(g, _grey(self._before4), self._mask4, step=3, least=0.0)
+        g = as_grey(cur)
+        gain = light_field(g, as_grey(self._before4), self._mask4, step=3, least=0.0)
         if gain is not None:
             if light_changed(gain, self._mask4):
                 self._before4, self._empty4 = relit(self._before4, gain), relit(self._empty4, gain)
             return
-        gain = light_field(g, _grey(self._empty4), self._mask4, step=3)
+        gain = light_field(g, as_grey(self._empty4), self._mask4, step=3)
         if gain is not None:
             self._empty4 = relit(self._empty4, gain)
 
@@ -836,10 +836,6 @@ class _Seen:
     card: str | None
     face_up: bool
     confidence: float
-
-
-def _grey(image: np.ndarray) -> np.ndarray:
-    return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
 
 
 class _Unsure:
