@@ -107,7 +107,9 @@ def export_record(path: str) -> dict[str, Any]:
     ts = None
     tricks: list[dict[str, Any]] = []
     corrections: list[dict[str, Any]] = []
-    walls: dict[int, Any] = {}                 # id(accepted Event) -> its record's wall time
+    # (accepted Event, its record's wall time). The list holds each event alive, so an id below
+    # is never one an undone event's id was reused for.
+    stamped: list[tuple[Any, Any]] = []
     pending: dict[str, Any] | None = None
     for rec, outcome, ts in _replay(path):
         tricks += [j for j in outcome.judgments if j["judgment"] == "trick"]
@@ -115,11 +117,15 @@ def export_record(path: str) -> dict[str, Any]:
         row = _correction(rec, pending, accepted, ts)
         if row is not None:
             corrections.append(row)
-        if rec.get("r") == "event" and accepted and ts.referee.accepted and "wall" in rec:
-            walls[id(ts.referee.accepted[-1])] = rec["wall"]
+        event = rec.get("event") if rec.get("r") == "event" else None
+        if accepted and isinstance(event, dict) and event.get("event") != "undo" and "wall" in rec:
+            # an accepted event other than undo is the referee's last; an undo's wall is its own
+            stamped.append((ts.referee.accepted[-1], rec["wall"]))
         pending = None if ts.pending is None else dict(ts.pending)
     if ts is None:
         return {"journal": path, "records": 0, "state": None}
+    live = {id(event) for event in ts.referee.accepted}
+    walls = {id(event): wall for event, wall in stamped if id(event) in live}
     return {"journal": path, "records": ts.seq, "game": ts.game_name(), "hands": ts.hands,
             "tricks": tricks, "sheet": sheet_rows(ts.referee.accepted, walls),
             "corrections": corrections, "final": ts.referee.snapshot()}

@@ -59,3 +59,13 @@ def test_penalty_rows_show_the_wall_time_when_the_journal_has_one(tmp_path: Path
     (row,) = [r for r in export_record(str(path))["sheet"] if r["row"] == "penalty"]
     assert row == {"row": "penalty", "team": 1, "offence": "talking", "points": [1, 0], "scores": [1, 0],
                    "wall": "21:00:09"}
+
+
+def test_an_undo_lends_its_wall_time_to_no_penalty(tmp_path: Path) -> None:
+    """An undo's wall time is the undo's own: the penalty it leaves on top was stamped by no one."""
+    path = tmp_path / "u.journal"
+    write(path, RECORDS[:1] + [ev({"event": "penalty", "team": 1, "offence": "talking"}),
+                               ev({"event": "penalty", "team": 0, "offence": "renege"}),
+                               ev({"event": "undo"}, wall="21:00:12")])
+    (row,) = [r for r in export_record(str(path))["sheet"] if r["row"] == "penalty"]
+    assert row["offence"] == "talking" and "wall" not in row
