@@ -188,6 +188,21 @@ SIGN_TURN = 8.0        # degrees: each sign is also read with "up" turned by thi
 #   Tune half, reads named before "each card once" (bench/corner_checks.py turns): right / wrong
 #   270 / 7 at 0°, 276 / 3 at 8°, 274 / 3 at 14°, 273 / 3 at 20°; again at DUEL_MIN 0.1 and
 #   glyphs up to CornerReader.max_area: 285 / 9, 290 / 4, 289 / 4, 289 / 4
+RANK_TURN = 8.0        # degrees: each rank glyph is also read with "up" turned by this either way, and
+#   each rank template scores at its best turn (TURN_GAIN). Prints set a rank beside its sign
+#   differently: bidly deal 4 sets its 7s so that the sign-to-rank direction turns about 8° from the
+#   enrolled singles' 7s (median rank correlation 0.62 there, 0.91-0.94 in the other deals:
+#   bench/corner_checks.py ranks); turned by 4 / 8 / 12° they match at 0.70-0.78 / 0.79-0.84 /
+#   0.69-0.74 (/tmp probe), and deepPoker's print sets its 7s aside the other way. Reader alone
+#   (bench/corner_checks.py reader, bidly deals tune / report, before TURN_GAIN): 0° 157 / 157,
+#   6° and 8° 159 / 158, 10° 156 / 158 (and a wrong deepPoker table name); deepPoker peeks and
+#   table photos the same at 0-8°
+TURN_GAIN = 0.1        # least rise of a rank template's score that a turned reading must give over the
+#   unturned one to count: the best of three readings is higher by chance. Right reads named
+#   unturned in the bidly deals (bidly's profile, 314; deepPoker's, 248) gain at most 0.01 and 0.053
+#   by turning (/tmp probe); the 7s it names (23, with both profiles) gain 0.12-0.22. Without
+#   it, deal 1's flat-topped 3 of diamonds read with deepPoker's profile (whose round-topped 3 it
+#   matches less than the 5 at every turn) was named the diamonds 5, 0.73 -> 0.81 (gain 0.08)
 
 
 @dataclass(frozen=True)
@@ -707,10 +722,10 @@ class CornerReader:
         if len(k) == 0:
             return []
         i, j, up, ground = i[k], j[k], up[k], ground[k]
-        ps, ss, turn = self._turned_signs(inkb, red, b, i, up, ps[k], ss[k])
+        ps, ss, turn = self._turned(inkb, red, b, i, up, ps[k], ss[k], 1, SIGN_TURN)
         per_s = self._per(ss, 1)
         pr, _, ground_r = glyphs(inkb, red, b, j, up, own_width=True)
-        sr = pr @ self.bank[:, :D].T
+        pr, sr, turn_r = self._turned(inkb, red, b, j, up, pr, pr @ self.bank[:, :D].T, 0, RANK_TURN, TURN_GAIN)
         per_r = self._per(sr, 0)
         ground = np.maximum(ground, ground_r)
         ok = (per_r.max(axis=1) >= RANK_MIN) & (ground <= GROUND_MAX)
@@ -741,7 +756,8 @@ class CornerReader:
                         per_s_k = self._per(ss_k[None], 1)[0]
             orr, ors = np.argsort(-per_r[k])[:2], np.argsort(-per_s_k)[:2]
             sign_patch = ps[turn[k, self._best(ss_k, 1, ors[0])], k]     # at the leading suit's best turn
-            r = self._judge(np.concatenate([pr[k], sign_patch]), sr[k], ss_k, orr, ors, per_r[k], per_s_k,
+            rank_patch = pr[turn_r[k, self._best(sr[k], 0, orr[0])], k]    # at the leading rank's best turn
+            r = self._judge(np.concatenate([rank_patch, sign_patch]), sr[k], ss_k, orr, ors, per_r[k], per_s_k,
                             b.centre[i[k]], up[k], candidates, (int(i[k]), int(j[k])))
             if unsure or wide_suit[k] != ors[0]:
                 r = replace(r, card=None, claim=None)
@@ -784,18 +800,25 @@ class CornerReader:
         s = np.where((reds[:, None] > RED_CUT) != self.red[None, :], -1.0, p @ self.wide.T)
         return self._per(s, 1).argmax(axis=1)
 
-    def _turned_signs(self, ink: Ink, red: np.ndarray, b: Blobs, i: np.ndarray, up: np.ndarray,
-                      ps: np.ndarray, ss: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Signs ``i`` read again with "up" turned by -SIGN_TURN and +SIGN_TURN, so that which
-        digit of a 10 a sign is paired with does not decide its suit: (patches (3, P, D) at
-        0°, -, +; each template's best score over the turns (P, T); the turn that gave it (P, T))."""
-        pats, scores = [ps], [ss]
-        for deg in (-SIGN_TURN, SIGN_TURN):
-            p, red_s, _ = glyphs(ink, red, b, i, up @ _turn(deg))
+    def _turned(self, ink: Ink, red: np.ndarray, b: Blobs, c: np.ndarray, up: np.ndarray, p0: np.ndarray,
+                s0: np.ndarray, side: int, deg: float, gain: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Glyphs ``c`` of one side (0 rank, 1 sign) read again with "up" turned by -``deg`` and
+        +``deg``, so that where a glyph's centre lies does not decide what it reads as (which
+        digit of a 10 a sign is paired with: SIGN_TURN; where a print sets its rank beside its
+        sign: RANK_TURN): (patches (3, P, D) at 0°, -, +; each template's best score over the
+        turns (P, T), a turn counting only where it adds ``gain`` or more to the unturned score;
+        the turn that gave it (P, T))."""
+        pats, scores = [p0], [s0]
+        for turned in (-deg, deg):
+            p, reds, _ = glyphs(ink, red, b, c, up @ _turn(turned), own_width=side == 0)
             pats.append(p)
-            scores.append(np.where((red_s[:, None] > RED_CUT) != self.red[None, :], -1.0, p @ self.bank[:, D:].T))
+            if side == 0:
+                scores.append(p @ self.bank[:, :D].T)
+            else:
+                scores.append(np.where((reds[:, None] > RED_CUT) != self.red[None, :], -1.0, p @ self.bank[:, D:].T))
         st = np.stack(scores)
-        return np.stack(pats), st.max(axis=0), st.argmax(axis=0)
+        turn = np.where(st.max(axis=0) - st[0] >= gain, st.argmax(axis=0), 0)
+        return np.stack(pats), np.take_along_axis(st, turn[None], axis=0)[0], turn
 
     def _best(self, s: np.ndarray, side: int, value: int) -> int:
         """The template showing ``value`` (an index into the side's values) that scores best in ``s``."""

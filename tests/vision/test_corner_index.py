@@ -249,6 +249,35 @@ def test_a_print_with_wider_digits_is_read_at_its_own_width(monkeypatch):
     assert len(before & set(HAND)) < len(named), (sorted(before), sorted(named))
 
 
+def _shifted_index(card: str, dx: int = 8) -> np.ndarray:
+    """``_index(card)`` with its rank printed ``dx`` px to the right of the sign's centre line
+    (another print's layout): the sign-to-rank direction turns by about 16°."""
+    suit, rank = card.split("/")
+    col = (30, 30, 200) if suit in RED else (25, 25, 25)
+    img = _index(card)
+    img[:30] = (238, 242, 244)
+    text = TEXT.get(rank, rank)
+    (tw, _), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 0.7, 2)
+    cv2.putText(img, text, (20 - tw // 2 + dx, 26), cv2.FONT_HERSHEY_SIMPLEX, 0.7, col, 2, cv2.LINE_AA)
+    return img
+
+
+def test_a_print_that_sets_its_rank_aside_is_read_at_a_turned_up(monkeypatch):
+    """Ranks printed off the sign's centre line (bidly deal 4 sets its 7s so: read 8° turned,
+    they match the enrolled singles' 7s at 0.79-0.84, unturned at 0.55-0.66): each rank glyph is
+    also read with "up" turned by RANK_TURN either way, so most of the hand is read; unturned,
+    less than half of it."""
+    seen = Profile("french-52", {c: ([_with_index(f[0], _shifted_index(c))] if c in HAND else f)
+                                 for c, f in _profile().faces.items()}, 1.4)
+    places = [Placement(c, (300 + 62 * k, 380 + 4 * k), -16 + 4 * k, scale=1.3) for k, c in enumerate(HAND)]
+    image = render_scene(seen, places, size=SIZE, table="wood", seed=3).image
+    named = {r.card for r in CornerReader(_profile().faces).read(image) if r.card is not None}
+    assert named <= set(HAND) and len(named) >= len(HAND) - 2, sorted(named)
+    monkeypatch.setattr(corner_index, "RANK_TURN", 0.0)
+    before = {r.card for r in CornerReader(_profile().faces).read(image) if r.card is not None}
+    assert before <= set(HAND) and len(before) < len(HAND) / 2, sorted(before)
+
+
 def _in_shadow(image: np.ndarray, x0: float) -> np.ndarray:
     """``image`` with a hand's shadow over its left part: 60 % darker, its steep edge crossing
     the fan's indices at ``x0`` (share of the width) on the index row."""
@@ -707,3 +736,26 @@ def test_enrolment_says_which_indices_are_left_out_and_why_none_would_be_read(ca
     assert not use.templates and "0 of 52 faces show an index in both corners" in use.off
     print_summary(EnrolReport.of(Profile("french-52", cut, 1.4), [], 53, []), "prof")
     assert "corner indices will not be read with this profile: 0 of 52" in capsys.readouterr().err
+
+
+def test_a_rank_takes_a_turn_only_where_it_gains_turn_gain(monkeypatch):
+    """Max over three readings lifts any score a little (right reads of the bidly deals gain
+    at most 0.053 by turning); a turn counts only where it adds TURN_GAIN or more to the same
+    template's unturned score, else the unturned reading stands."""
+    reader = CornerReader(_profile().faces)
+    d = corner_index.D
+    reader.bank = np.zeros((2, 2 * d), np.float32)
+    reader.bank[0, 0] = reader.bank[1, 1] = 1.0
+    turned = iter([np.array([[0.75, 0.5]]), np.array([[0.5, 0.85]])])     # at -RANK_TURN, then +
+
+    def fake_glyphs(ink, red, b, c, up, own_width=False):
+        p = np.zeros((1, d), np.float32)
+        p[0, :2] = next(turned)
+        return p, np.zeros(1), np.zeros(1)
+    monkeypatch.setattr(corner_index, "glyphs", fake_glyphs)
+    p0 = np.zeros((1, d), np.float32)
+    p0[0, :2] = 0.7
+    _, scores, turn = reader._turned(None, None, None, np.array([0]), np.array([[0.0, -1.0]]), p0,
+                                     p0 @ reader.bank[:, :d].T, 0, corner_index.RANK_TURN, corner_index.TURN_GAIN)
+    assert corner_index.TURN_GAIN > 0.05
+    assert np.allclose(scores, [[0.7, 0.85]]) and turn.tolist() == [[0, 2]]
