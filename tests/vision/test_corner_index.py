@@ -265,8 +265,8 @@ def _shifted_index(card: str, dx: int = 8) -> np.ndarray:
 def test_a_print_that_sets_its_rank_aside_is_read_at_a_turned_up(monkeypatch):
     """Ranks printed off the sign's centre line (bidly deal 4 sets its 7s so: read 8° turned,
     they match the enrolled singles' 7s at 0.79-0.84, unturned at 0.55-0.66): each rank glyph is
-    also read with "up" turned by RANK_TURN either way, so most of the hand is read; unturned,
-    less than half of it."""
+    also read with "up" turned by RANK_TURN either way, so most of the hand is read right and
+    nothing wrong; unturned, less than half of it is read right."""
     seen = Profile("french-52", {c: ([_with_index(f[0], _shifted_index(c))] if c in HAND else f)
                                  for c, f in _profile().faces.items()}, 1.4)
     places = [Placement(c, (300 + 62 * k, 380 + 4 * k), -16 + 4 * k, scale=1.3) for k, c in enumerate(HAND)]
@@ -275,7 +275,8 @@ def test_a_print_that_sets_its_rank_aside_is_read_at_a_turned_up(monkeypatch):
     assert named <= set(HAND) and len(named) >= len(HAND) - 2, sorted(named)
     monkeypatch.setattr(corner_index, "RANK_TURN", 0.0)
     before = {r.card for r in CornerReader(_profile().faces).read(image) if r.card is not None}
-    assert before <= set(HAND) and len(before) < len(HAND) / 2, sorted(before)
+    # named right: under Debian's OpenCV 4.6 one unturned shifted 3 even reads as a 5
+    assert len(before & set(HAND)) < len(HAND) / 2, sorted(before)
 
 
 def _in_shadow(image: np.ndarray, x0: float) -> np.ndarray:
