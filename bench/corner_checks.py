@@ -48,6 +48,12 @@ and prints these measurements, on the cards of the 'tune' half unless said:
    every one with another, right and wrong: deepPoker's photos (one card each) with both profiles,
    bidly's deals with both (a name is right on one of its card's labels, unknown elsewhere).
 
+11. *gains* (vision.corner_index.RANK_TURN, TURN_GAIN): bidly's deals read with both profiles,
+   both halves. For every read named with ranks unturned at a label of its card, how much reading
+   its rank glyph turned by -RANK_TURN or +RANK_TURN raises its rank's best template (chance: the
+   best of three readings); and every name that only a turn gives (TURN_GAIN set aside), with its
+   gain and whether it lies at a label of its card.
+
 ``--only reader,notches`` runs the named measurements alone.
 """
 from __future__ import annotations
@@ -157,6 +163,14 @@ def glyphs(*profs: Profile) -> None:
     for name, prof in zip(("deepPoker", "bidly"), profs):
         shares = sorted(t.share for t in ci.CornerReader(prof.faces, DECK).templates)
         print(f"  {name}: {len(shares)} templates, median {np.median(shares):.4f}, largest {shares[-1]:.4f}")
+
+
+def ink_blobs(reader: ci.CornerReader, img: np.ndarray) -> tuple[np.ndarray, np.ndarray, ci.Blobs]:
+    """(ink, red, blobs) of ``img`` as CornerReader.read finds them, before the solid parts."""
+    h, w = img.shape[:2]
+    window = max(ci.FACE_WINDOW, int(np.ceil(np.sqrt(reader.max_area * h * w))))
+    ink, red = ci.ink_map(img, window, shadows=True)
+    return ink, red, ci.blobs(ink, ci.MIN_AREA, int(reader.max_area * h * w))
 
 
 def judged(reader: ci.CornerReader, img: np.ndarray) -> list[ci.Read]:
@@ -285,9 +299,7 @@ def holes(dp_reader, dp_folder: Path, bidly_reader, deals) -> None:
     smallest: list[tuple[float, str]] = []
 
     def look(reader, img, is_right) -> None:
-        h, w = img.shape[:2]
-        window = max(ci.FACE_WINDOW, int(np.ceil(np.sqrt(reader.max_area * h * w))))
-        b = ci.blobs(ci.ink_map(img, window, shadows=True)[0], ci.MIN_AREA, int(reader.max_area * h * w))
+        b = ink_blobs(reader, img)[2]
         rule, reader.hole = reader.hole, np.zeros_like(reader.hole)      # every read, as without the rule
         try:
             reads = judged(reader, img)
@@ -391,6 +403,51 @@ def ranks(bidly_reader, deals) -> None:
                 best.items(), key=lambda kv: rank_names.index(kv[0]))))
     finally:
         ci.RANK_MIN = floor
+
+
+def turn_gain(reader: ci.CornerReader, img: np.ndarray, r: ci.Read) -> float:
+    """How much the rank glyph of read ``r`` raises its rank's best template when read turned by
+    -RANK_TURN or +RANK_TURN rather than unturned (its blobs found again as CornerReader.read does)."""
+    ink, red, b = ink_blobs(reader, img)
+    b = ci.solid_parts(ink, b, ci.MIN_AREA, int(reader.max_area * img.shape[0] * img.shape[1]))
+    i, j = r.blobs
+    up = (b.centre[j] - b.centre[i])[None]
+    rank = reader.sides[0][0].index(r.card.split("/")[1])
+    scores = []
+    for deg in (0.0, -ci.RANK_TURN, ci.RANK_TURN):
+        patch, _, _ = ci.glyphs(ci.Ink(ink), red, b, np.array([j]), up @ ci._turn(deg), own_width=True)
+        scores.append(float(reader._per(patch @ reader.bank[:, :ci.D].T, 0)[0, rank]))
+    return max(scores) - scores[0]
+
+
+def gains(readers: dict[str, ci.CornerReader], deals) -> None:
+    """See the module doc, 11."""
+    turn, floor = ci.RANK_TURN, ci.TURN_GAIN
+    try:
+        for name, reader in readers.items():
+            chance, turned = [], []
+            for n, (img, centres) in enumerate(deals, 1):
+                ci.RANK_TURN = 0.0
+                straight = [r for r in reader.read(img) if r.card is not None]
+                ci.RANK_TURN, ci.TURN_GAIN = turn, 0.0
+                every = [r for r in reader.read(img) if r.card is not None]
+                ci.TURN_GAIN = floor
+                for r in straight:
+                    if any(np.hypot(*(r.index - p)) < vr.CORNER_NEAR for p in centres.get(r.card, ())):
+                        chance.append(turn_gain(reader, img, r))
+                known = {r.card for r in straight}
+                for r in every:
+                    if r.card not in known:
+                        at = any(np.hypot(*(r.index - p)) < vr.CORNER_NEAR for p in centres.get(r.card, ()))
+                        turned.append((n, r.card, turn_gain(reader, img, r), at))
+            g = np.array(chance)
+            print(f"  {name}: {len(g)} right reads named unturned gain by turning: median {np.median(g):.3f}, "
+                  f"99th percentile {np.quantile(g, 0.99):.3f}, at most {g.max():.3f}")
+            for n, card, gain, at in sorted(turned, key=lambda t: t[2]):
+                print(f"    deal {n}: {card} named only turned, gain {gain:.3f}, "
+                      f"{'at a label of its card' if at else 'WRONG (at no label of its card)'}")
+    finally:
+        ci.RANK_TURN, ci.TURN_GAIN = turn, floor
 
 
 def leaning(dp_prof: Profile, dp_folder: Path, bidly_prof: Profile, deals) -> None:
@@ -555,7 +612,7 @@ def notches(dp_prof: Profile, dp_folder: Path, bidly_prof: Profile, deals) -> No
 def main(argv=None) -> int:
     ap = vr.realdata_parser("bench/corner_checks.py")
     ap.add_argument("--only", default="", help="comma-separated measurements to run (default: all): "
-                    "tilts, glyphs, widths, turns, floors, notches, against, twins, holes, ranks, leaning, reader")
+                    "tilts, glyphs, widths, turns, floors, notches, against, twins, holes, ranks, leaning, gains, reader")
     args = ap.parse_args(argv)
     vr.REUSE = args.reuse
     data, out = Path(args.realdata), vr.output_dir("bench/corner_checks.py", args.out)
@@ -593,6 +650,9 @@ def main(argv=None) -> int:
         ranks(ci.CornerReader(bidly.faces, DECK), deals)
     if run("leaning", "leaning: names given before the corner merge with index reads on their card, both halves"):
         leaning(dp, folder, bidly, deals)
+    if run("gains", "gains: what reading a rank turned adds (RANK_TURN, TURN_GAIN), bidly deals, both halves"):
+        gains({"bidly's profile": ci.CornerReader(bidly.faces, DECK),
+               "deepPoker's profile": ci.CornerReader(dp.faces, DECK)}, deals)
     if run("reader", "reader: the corner reader alone, both halves (named right, wrong)"):
         reader(ci.CornerReader(dp.faces, DECK), folder, ci.CornerReader(bidly.faces, DECK), deals)
     return 0

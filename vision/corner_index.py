@@ -198,11 +198,12 @@ RANK_TURN = 8.0        # degrees: each rank glyph is also read with "up" turned 
 #   6° and 8° 159 / 158, 10° 156 / 158 (and a wrong deepPoker table name); deepPoker peeks and
 #   table photos the same at 0-8°
 TURN_GAIN = 0.1        # least rise of a rank template's score that a turned reading must give over the
-#   unturned one to count: the best of three readings is higher by chance. Right reads named
-#   unturned in the bidly deals (bidly's profile, 314; deepPoker's, 248) gain at most 0.01 and 0.053
-#   by turning (/tmp probe); the 7s it names (23, with both profiles) gain 0.12-0.22. Without
-#   it, deal 1's flat-topped 3 of diamonds read with deepPoker's profile (whose round-topped 3 it
-#   matches less than the 5 at every turn) was named the diamonds 5, 0.73 -> 0.81 (gain 0.08)
+#   unturned one to count: the best of three readings is higher by chance. bench/corner_checks.py
+#   gains (bidly deals, both halves): right reads named unturned (bidly's profile, 314; deepPoker's,
+#   248) gain at most 0.010 and 0.053 by turning; the 7s that only a turn names (23, with both
+#   profiles) 0.126-0.225; the other names it gives 0.016-0.058, and one wrong name 0.084: deal 1's
+#   flat-topped 3 of diamonds read with deepPoker's profile (whose round-topped 3 it matches less
+#   than the 5 at every turn) as the diamonds 5, 0.73 -> 0.81. The floor rests on that one case
 
 
 @dataclass(frozen=True)
