@@ -405,19 +405,24 @@ def ranks(bidly_reader, deals) -> None:
         ci.RANK_MIN = floor
 
 
-def turn_gain(reader: ci.CornerReader, img: np.ndarray, r: ci.Read) -> float:
-    """How much the rank glyph of read ``r`` raises its rank's best template when read turned by
-    -RANK_TURN or +RANK_TURN rather than unturned (its blobs found again as CornerReader.read does)."""
+def turn_gains(reader: ci.CornerReader, img: np.ndarray, reads: list[ci.Read]) -> list[float]:
+    """How much the rank glyph of each read raises its rank's best template when read turned by
+    -RANK_TURN or +RANK_TURN rather than unturned (its blobs found again, once per image, as
+    CornerReader.read finds them)."""
     ink, red, b = ink_blobs(reader, img)
     b = ci.solid_parts(ink, b, ci.MIN_AREA, int(reader.max_area * img.shape[0] * img.shape[1]))
-    i, j = r.blobs
-    up = (b.centre[j] - b.centre[i])[None]
-    rank = reader.sides[0][0].index(r.card.split("/")[1])
-    scores = []
-    for deg in (0.0, -ci.RANK_TURN, ci.RANK_TURN):
-        patch, _, _ = ci.glyphs(ci.Ink(ink), red, b, np.array([j]), up @ ci._turn(deg), own_width=True)
-        scores.append(float(reader._per(patch @ reader.bank[:, :ci.D].T, 0)[0, rank]))
-    return max(scores) - scores[0]
+    inkb = ci.Ink(ink)
+    out = []
+    for r in reads:
+        i, j = r.blobs
+        up = (b.centre[j] - b.centre[i])[None]
+        rank = reader.sides[0][0].index(r.card.split("/")[1])
+        scores = []
+        for deg in (0.0, -ci.RANK_TURN, ci.RANK_TURN):
+            patch, _, _ = ci.glyphs(inkb, red, b, np.array([j]), up @ ci._turn(deg), own_width=True)
+            scores.append(float(reader._per(patch @ reader.bank[:, :ci.D].T, 0)[0, rank]))
+        out.append(max(scores) - scores[0])
+    return out
 
 
 def gains(readers: dict[str, ci.CornerReader], deals) -> None:
@@ -432,14 +437,14 @@ def gains(readers: dict[str, ci.CornerReader], deals) -> None:
                 ci.RANK_TURN, ci.TURN_GAIN = turn, 0.0
                 every = [r for r in reader.read(img) if r.card is not None]
                 ci.TURN_GAIN = floor
-                for r in straight:
-                    if any(np.hypot(*(r.index - p)) < vr.CORNER_NEAR for p in centres.get(r.card, ())):
-                        chance.append(turn_gain(reader, img, r))
+                def at_label(r: ci.Read) -> bool:
+                    return any(np.hypot(*(r.index - p)) < vr.CORNER_NEAR for p in centres.get(r.card, ()))
+                right = [r for r in straight if at_label(r)]
                 known = {r.card for r in straight}
-                for r in every:
-                    if r.card not in known:
-                        at = any(np.hypot(*(r.index - p)) < vr.CORNER_NEAR for p in centres.get(r.card, ()))
-                        turned.append((n, r.card, turn_gain(reader, img, r), at))
+                only = [r for r in every if r.card not in known]
+                g = turn_gains(reader, img, right + only)
+                chance += g[:len(right)]
+                turned += [(n, r.card, gain, at_label(r)) for r, gain in zip(only, g[len(right):])]
             g = np.array(chance)
             print(f"  {name}: {len(g)} right reads named unturned gain by turning: median {np.median(g):.3f}, "
                   f"99th percentile {np.quantile(g, 0.99):.3f}, at most {g.max():.3f}")
