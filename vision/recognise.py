@@ -29,7 +29,7 @@ from vision import keypoints as kp_mod
 from vision import outline
 from vision.decks import deck_cards, look_alikes, unenrolled_lookalikes
 from vision.features import FINE, INNER, Descriptor, TemplateBank, describe
-from vision.finder import Candidate, FindResult, find_cards, slanted_quads
+from vision.finder import Candidate, FindResult, blobs_of, find_cards, slanted_quads
 from vision.geometry import face_corners, inside, order_quad, quad_sides, warp_face
 from vision.paper import INK_CONTRAST, face_looks, ink_contrast, paper_level, printed
 from vision.profile import Profile
@@ -429,14 +429,24 @@ class Recogniser:
         spot. Where any detection of the deck's shape lies (named, a back, or unnamed), the
         card was found and judged there: duels of a card not enrolled, found whole and rightly
         left unnamed, name its pip-count neighbour (deepPoker's unenrolled clubs 9 as the
-        clubs 10, bench/vision_realdata.py, 7 of 38 photos)."""
-        taken = [d.quad for d in kept
-                 if d.card is not None or not d.face_up or _skew(d.quad, self.profile.aspect) <= MAX_SKEW]
+        clubs 10, bench/vision_realdata.py, 7 of 38 photos).
+
+        One blob holding several detections, some unnamed and the rest of one name, may be
+        one card found in pieces (:func:`_pieces_of_one`): its slanted quad is named too, and
+        stands for the pieces only when it takes the name they have, if any."""
+        pieces = _pieces_of_one(kept, blobs_of(found, [d.quad for d in kept]))
+        taken = [d.quad for k, d in enumerate(kept) if k not in pieces and (
+            d.card is not None or not d.face_up or _skew(d.quad, self.profile.aspect) <= MAX_SKEW)]
         for quad in slanted_quads(image, found, self.profile.aspect, taken):
+            if any(_same_spot(t, quad) for t in taken):
+                continue        # another fit of a blob named already
             det = self._named_by_duels(image, quad, allowed, SLANT_FACE_MIN)
             if det is None or any(_same_spot(t, det.quad) for t in taken):
                 continue        # two blobs of one card: named once
-            kept = [d for d in kept if not (inside(quad, d.quad.mean(axis=0)) or inside(d.quad, quad.mean(axis=0)))]
+            on = [d for d in kept if inside(quad, d.quad.mean(axis=0)) or inside(d.quad, quad.mean(axis=0))]
+            if any(d.card not in (None, det.card) for d in on):
+                continue        # a piece named otherwise: two readings disagree, no guess
+            kept = [d for d in kept if not any(d is o for o in on)]
             kept.append(det)
             taken.append(det.quad)
         return kept
@@ -1089,6 +1099,25 @@ def _claimed_cards(dets: list[Detection], reads: list[corner_index.Read]) -> lis
                 not any(d.card is None and _same_spot(d.quad, r.quad) for d in dets):
             out.append(Detection(r.quad, None, True, 0.0, r.margin, r.top))
         claimed.add(r.claim)
+    return out
+
+
+def _pieces_of_one(dets: list[Detection], blobs: list[int]) -> set[int]:
+    """Indices of the detections that may be pieces of one card seen slanted: two or more on
+    one blob of the finder's mask, face up, at least one unnamed and the named ones of one
+    name (deepPoker table-diamonds_2-2 with the camera turned 50°: its upper half found
+    unnamed, its lower half named by its index, both the one foreshortened card). Cards of a
+    trick each named, or a back among them, are several cards."""
+    groups: dict[int, list[int]] = {}
+    for k, (d, b) in enumerate(zip(dets, blobs)):
+        if b:
+            groups.setdefault(b, []).append(k)
+    out: set[int] = set()
+    for ks in groups.values():
+        ds = [dets[k] for k in ks]
+        if len(ds) >= 2 and all(d.face_up for d in ds) and any(d.card is None for d in ds) and \
+                len({d.card for d in ds if d.card is not None}) <= 1:
+            out.update(ks)
     return out
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from vision.finder import find_cards, slanted_quads
 from vision.profile import Profile
-from vision.recognise import Recogniser
+from vision.recognise import Detection, Recogniser
 from vision.synthetic import synthetic_profile
 
 SIZE = (1000, 720)
@@ -133,3 +133,80 @@ def test_a_slanted_blob_is_named_only_by_a_face_that_matches_as_cards_do(profile
     assert "hearts/2" not in [d.card for d in Recogniser(profile).recognise(img)]
     monkeypatch.setattr(recognise_mod.Recogniser, "_decide", scoring(recognise_mod.SLANT_FACE_MIN + 0.01))
     assert [d.card for d in Recogniser(profile).recognise(img)] == ["hearts/2"]
+
+
+def _with_pale_patch(img: np.ndarray) -> np.ndarray:
+    """``img`` with a patch of pale table (a streak of light wood grain, a leather highlight)
+    against the near half of the STEEP card's left side: one paper blob with the card."""
+    out = img.copy()
+    side = lambda y: STEEP[0, 0] + (STEEP[3, 0] - STEEP[0, 0]) * (y - STEEP[0, 1]) / (STEEP[3, 1] - STEEP[0, 1]) + 2
+    cv2.fillPoly(out, [np.int32([[300, 400], [side(400), 400], [side(520), 520], [290, 540]])], (175, 178, 180))
+    return out
+
+
+def test_a_pale_patch_of_table_against_a_slanted_card_leaves_its_sides_its_own(profile):
+    # the blob's hull takes a corner on the patch (67 px off here); the card's sides are the
+    # four longest straight runs of the blob's outline, and they meet at its own corners. Both
+    # fits are proposed (naming decides), the hull's first
+    img = _with_pale_patch(_photo(_face(profile, "hearts/2"), STEEP))
+    quads = slanted_quads(img, find_cards(img, profile.aspect), profile.aspect)
+    errs = [min(np.linalg.norm(np.roll(q, k, axis=0) - STEEP, axis=1).max() for k in range(4)) for q in quads]
+    assert len(quads) == 2 and errs[0] > 0.15 * (STEEP[2, 0] - STEEP[3, 0]), quads
+    assert errs[1] < 0.07 * (STEEP[2, 0] - STEEP[3, 0]), quads
+
+
+def _with_pale_grain(img: np.ndarray) -> np.ndarray:
+    """``img`` with streaks of pale wood grain (paler than the table, darker than the card)
+    running into the STEEP card from three sides: one paper blob, its outline ragged."""
+    m = np.zeros(img.shape[:2], np.uint8)
+    for pts in ([[250, 300], [470, 290], [470, 340], [250, 350]], [[560, 420], [900, 400], [900, 450], [560, 470]],
+                [[420, 520], [500, 515], [500, 610], [420, 615]]):
+        cv2.fillPoly(m, [np.int32(pts)], 255)
+    card = np.zeros_like(m)
+    cv2.fillPoly(card, [np.int32(STEEP)], 255)
+    out = img.copy()
+    grain = (m > 0) & (card == 0)
+    out[grain] = np.clip(out[grain].astype(int) + 80, 0, 255).astype(np.uint8)
+    return out
+
+
+def test_pale_grain_running_into_a_slanted_card_leaves_it_its_own_quad(recogniser, profile):
+    # neither the blob's hull nor its longest runs are the card's; the blob's lighter grey
+    # level (Otsu, over the blob) is the card's paper, and that core's outline is the card
+    img = _with_pale_grain(_photo(_face(profile, "hearts/2"), STEEP))
+    quads = slanted_quads(img, find_cards(img, profile.aspect), profile.aspect)
+    errs = [min(np.linalg.norm(np.roll(q, k, axis=0) - STEEP, axis=1).max() for k in range(4)) for q in quads]
+    assert errs and min(errs) < 0.07 * (STEEP[2, 0] - STEEP[3, 0]), quads
+    assert [d.card for d in recogniser.recognise(img)] == ["hearts/2"]
+
+
+def _pieces(card: str | None) -> list[Detection]:
+    """The STEEP card as the other stages can leave it: its far half found unnamed, its near
+    half found and named ``card`` (by its index, say), two detections of one card."""
+    far = np.float32([[460, 180], [600, 180], [650, 370], [410, 370]])
+    near = np.float32([[410, 370], [650, 370], [700, 560], [360, 560]])
+    return [Detection(far, None, True, 0.0, 0.0), Detection(near, card, True, 0.95 if card else 0.0, 0.2)]
+
+
+@pytest.mark.parametrize("named", ["hearts/2", None])
+def test_a_slanted_card_found_in_pieces_is_reported_once(recogniser, profile, named):
+    img = _photo(_face(profile, "hearts/2"), STEEP)
+    dets = recogniser._with_slanted_cards(img, find_cards(img, profile.aspect), _pieces(named), None)
+    assert [d.card for d in dets] == ["hearts/2"], [(d.card, d.confidence) for d in dets]
+    # at the whole card (the face fitted to it, not the pieces' corners)
+    area = cv2.contourArea(dets[0].quad) / cv2.contourArea(STEEP)
+    off = np.linalg.norm(dets[0].quad.mean(axis=0) - STEEP.mean(axis=0))
+    assert 0.85 < area < 1.15 and off < 0.07 * (STEEP[2, 0] - STEEP[3, 0]), dets[0].quad
+
+
+def test_pieces_named_otherwise_are_left_as_they_are(recogniser, profile):
+    # the slanted card reads as the hearts 2, a piece of it as the clubs 5: two readings
+    # disagree, and neither replaces the other (no guess)
+    img = _photo(_face(profile, "hearts/2"), STEEP)
+    kept = _pieces("clubs/5")
+    dets = recogniser._with_slanted_cards(img, find_cards(img, profile.aspect), kept, None)
+    assert [d.card for d in dets] == [None, "clubs/5"]
+    # two named cards on one blob are a trick of two cards, not pieces: not judged again
+    both = [replace(kept[0], card="hearts/2", confidence=0.95), kept[1]]
+    assert recogniser._with_slanted_cards(img, find_cards(img, profile.aspect), both, None) == both
+
