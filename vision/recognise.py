@@ -417,16 +417,17 @@ class Recogniser:
             kept = self._with_unmatched(image_bgr, blanks, kept, allowed, table)
             kept = self._with_agreed_cards(image_bgr, found, outlines, kept, table)
             kept = self._with_outlined_cards(image_bgr, outlines, kept, table[0])
-            kept = self._with_slanted_cards(image_bgr, found, kept, allowed)
+            kept = self._with_slanted_cards(image_bgr, found, kept, allowed, candidates)
         return _without_pieces(kept)
 
-    def _with_slanted_cards(self, image, found: FindResult, kept: list[Detection], allowed
-                            ) -> list[Detection]:
+    def _with_slanted_cards(self, image, found: FindResult, kept: list[Detection], allowed,
+                            candidates: Collection[str] | None = None) -> list[Detection]:
         """``kept`` and the cards seen obliquely (vision.finder.slanted_quads: paper blobs
         with four corners, of any shape) where no card was found, each named by duels when
-        they separate, else dropped: any convex quad is a view of some rectangle, so only a
-        name says it is a card. A card named so takes the place of the unnamed pieces at its
-        spot. Where any detection of the deck's shape lies (named, a back, or unnamed), the
+        they separate or by its corner index read on the face straightened there
+        (:meth:`_slanted_card`), else dropped: any convex quad is a view of some rectangle, so
+        only a name says it is a card. A card named so takes the place of the unnamed pieces at
+        its spot. Where any detection of the deck's shape lies (named, a back, or unnamed), the
         card was found and judged there: duels of a card not enrolled, found whole and rightly
         left unnamed, name its pip-count neighbour (deepPoker's unenrolled clubs 9 as the
         clubs 10, bench/vision_realdata.py, 7 of 38 photos).
@@ -440,7 +441,7 @@ class Recogniser:
         for quad in slanted_quads(image, found, self.profile.aspect, taken):
             if any(_same_spot(t, quad) for t in taken):
                 continue        # another fit of a blob named already
-            det = self._named_by_duels(image, quad, allowed, SLANT_FACE_MIN)
+            det = self._slanted_card(image, quad, allowed, candidates)
             if det is None or any(_same_spot(t, det.quad) for t in taken):
                 continue        # two blobs of one card: named once
             on = [d for d in kept if inside(quad, d.quad.mean(axis=0)) or inside(d.quad, quad.mean(axis=0))]
@@ -713,14 +714,55 @@ class Recogniser:
             return None
         return [d for d, s in zip(dets, same) if not s]
 
-    def _named_by_duels(self, image, quad: np.ndarray, allowed, face_min: float = 0.0) -> Detection | None:
+    def _slanted_card(self, image, quad: np.ndarray, allowed, candidates: Collection[str] | None
+                      ) -> Detection | None:
+        """The card at a slanted quad, read both ways round: seen far across a table, a card's
+        long side can look shorter than its short side, and a face straightened with its
+        sides swapped is the card turned a quarter and squashed, which names nothing (nor
+        does its index). Named when one way names it, or both name the same card."""
+        dets = [self._named_by_duels(image, q, allowed, SLANT_FACE_MIN, index=True, candidates=candidates)
+                for q in (quad, np.roll(quad, 1, axis=0))]
+        named = [d for d in dets if d is not None]
+        if len({d.card for d in named}) != 1:
+            return None
+        return max(named, key=lambda d: d.confidence)
+
+    def _named_by_duels(self, image, quad: np.ndarray, allowed, face_min: float = 0.0,
+                        index: bool = False, candidates: Collection[str] | None = None) -> Detection | None:
         """The face at ``quad`` fitted to its leading enrolled face and named by duels; None
         unless the duels name a face (not a back) surely, whose whole-face score reaches
-        ``face_min``."""
-        _, fitted, _ = self._aligned_read(image, quad, allowed)
-        a = self._decide(_face_crop(image, fitted, self.profile.face_size), allowed)
-        return self._detection(fitted, a) if a.confidence >= self.threshold and a.card != BACK \
-            and a.score >= face_min else None
+        ``face_min``. With ``index``, a face the duels leave unnamed may be named by its corner
+        index (:meth:`_named_by_face_index`)."""
+        _, fitted, desc = self._aligned_read(image, quad, allowed)
+        face = _face_crop(image, fitted, self.profile.face_size)
+        a = self._decide(face, allowed)
+        if a.confidence >= self.threshold and a.card != BACK and a.score >= face_min:
+            return self._detection(fitted, a)
+        return self._named_by_face_index(face, desc, fitted, candidates, face_min) if index else None
+
+    def _named_by_face_index(self, face: np.ndarray, desc: Descriptor, quad: np.ndarray,
+                             candidates: Collection[str] | None, face_min: float) -> Detection | None:
+        """The card whose corner index is read on ``face`` (straightened at ``quad``; ``desc``
+        its descriptor), or None.
+
+        Seen far across a table, a card's index is foreshortened past what the reader takes
+        in the picture, but upright and at its printed size on the face straightened from the
+        card's quad; and where duels of a slanted face leave two black 2s within a few hundredths,
+        the index tells their suits apart (deepPoker table-spades_2-4 turned 50°: spades 2 against
+        clubs 2 at 0.809 / 0.798 on the whole face, its index read spades/2 at 1.0). Every index
+        read must name that one card (none another, none claiming a card not enrolled), and
+        the whole face must match that card as cards do (``face_min``): a piece of a card shows
+        an index too."""
+        reads = self.corners.read(face, candidates, claims=True)
+        names = {r.card for r in reads if r.card is not None}
+        if len(names) != 1 or any(r.claim is not None and r.claim not in names for r in reads):
+            return None
+        card = names.pop()
+        if float(self.bank.scores(desc)[self._own_template(desc, card)]) < face_min or \
+                not self._face_names(desc, card):
+            return None
+        r = max((r for r in reads if r.card == card), key=lambda r: r.confidence)
+        return Detection(np.asarray(quad, np.float32), card, True, r.confidence, r.margin, r.top)
 
     def _rechecked(self, image, det: Detection, allowed, desc: Descriptor | None = None,
                    face: np.ndarray | None = None, cover: np.ndarray | None = None) -> Detection:

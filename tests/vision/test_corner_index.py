@@ -6,6 +6,7 @@ cards have: the project's synthetic faces carry no suit sign under their rank.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
 
 import cv2
@@ -760,3 +761,37 @@ def test_a_rank_takes_a_turn_only_where_it_gains_turn_gain(monkeypatch):
                                      p0 @ reader.bank[:, :d].T, 0, corner_index.RANK_TURN, corner_index.TURN_GAIN)
     assert corner_index.TURN_GAIN > 0.05
     assert np.allclose(scores, [[0.7, 0.85]]) and turn.tolist() == [[0, 2]]
+
+
+def _slanted_photo(card: str) -> np.ndarray:
+    """``card``'s face (this module's, with its index) seen far across a dark table: its
+    length foreshortened to half, past what the reader takes in the picture."""
+    from test_slanted import FLAT, _photo      # noqa: PLC0415 (the same photograph as there)
+    return _photo(cv2.resize(_face(card), None, fx=2, fy=2), FLAT)
+
+
+@pytest.fixture
+def undecided(monkeypatch):
+    """Duels that name nothing surely (on a real photo turned 50°, the black 2s: spades
+    0.809 against clubs 0.798 on the whole face)."""
+    real = Recogniser._decide
+    monkeypatch.setattr(Recogniser, "_decide", lambda self, *a, **k: replace(real(self, *a, **k), confidence=0.0))
+
+
+@pytest.mark.parametrize("card", ["spades/2", "hearts/7"])
+def test_a_slanted_card_the_duels_leave_unnamed_is_named_by_its_straightened_index(undecided, card):
+    # too foreshortened for the reader in the picture, upright on the face straightened
+    img = _slanted_photo(card)
+    assert card not in [r.card for r in Recogniser(_profile()).corners.read(img)]
+    assert [d.card for d in Recogniser(_profile()).recognise(img)] == [card]
+
+
+def test_a_slanted_cards_index_names_it_only_where_its_whole_face_matches(undecided, monkeypatch):
+    import vision.recognise as recognise_mod
+    monkeypatch.setattr(recognise_mod, "SLANT_FACE_MIN", 0.999)
+    assert all(d.card is None for d in Recogniser(_profile()).recognise(_slanted_photo("spades/2")))
+
+
+def test_a_slanted_unenrolled_cards_index_names_nothing(undecided):
+    dets = Recogniser(_profile(without="spades/2")).recognise(_slanted_photo("spades/2"))
+    assert all(d.card is None for d in dets), [(d.card, d.confidence) for d in dets]

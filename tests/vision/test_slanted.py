@@ -21,6 +21,8 @@ SIZE = (1000, 720)
 # the far side narrower and the card foreshortened along its length: a camera turned ~55-65°
 STEEP = np.float32([[460, 180], [600, 180], [700, 560], [360, 560]])
 STEEPER = np.float32([[480, 200], [580, 200], [700, 520], [360, 520]])
+# farther still, the card's length foreshortened to half: its long side looks the shorter
+FLAT = np.float32([[470, 300], [590, 300], [700, 460], [360, 460]])
 
 
 @pytest.fixture(scope="module")
@@ -210,3 +212,10 @@ def test_pieces_named_otherwise_are_left_as_they_are(recogniser, profile):
     both = [replace(kept[0], card="hearts/2", confidence=0.95), kept[1]]
     assert recogniser._with_slanted_cards(img, find_cards(img, profile.aspect), both, None) == both
 
+
+@pytest.mark.parametrize("card", ["spades/10", "hearts/2", "clubs/queen"])
+def test_a_card_whose_long_side_looks_the_shorter_is_read_with_its_sides_swapped(recogniser, profile, card):
+    # straightened as the picture orders its sides (the short ones first), the face would be
+    # the card turned a quarter and squashed, matching nothing
+    dets = recogniser.recognise(_photo(_face(profile, card), FLAT))
+    assert [d.card for d in dets] == [card], [(d.card, d.confidence) for d in dets]
