@@ -432,7 +432,10 @@ def _bright_core(blob: np.ndarray, grey: np.ndarray) -> np.ndarray:
     """The lighter of the two grey levels that split ``blob`` best (Otsu, over the blob's own
     pixels): white card paper out of a blob that also holds paler table, lighter than the
     table around but darker than the card (wood grain, a lit patch of leather), its print's
-    holes filled. ``grey`` is the blob's patch of the working copy, aligned with it."""
+    holes filled. ``grey`` is the blob's patch of the working copy, aligned with it. No
+    constant: Otsu's split is the blob's own. bench/vision_realdata.py oblique, report half,
+    0 wrong either way: 40° 76 -> 78 and 50° 74 -> 76 named with the core's fits (tune halves
+    the same; session 48)."""
     vals = grey[blob > 0]
     t, _ = cv2.threshold(vals.reshape(-1, 1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     light = np.where((grey > t) & (blob > 0), 255, 0).astype(np.uint8)
@@ -446,8 +449,8 @@ def _bright_core(blob: np.ndarray, grey: np.ndarray) -> np.ndarray:
 # the quad it gives names nothing. The card's four sides are still the four longest straight
 # runs of the blob's outline, each broken at most by the attachment or by a pip printed at the
 # edge: at SIDES_EPS those two cards' quads were named right (clubs 8 at 0.92, diamonds 2 at 0.97;
-# the hull's 0.35 and none), their sides' runs covering 0.52-0.91 of each side (/tmp probe,
-# session 48). Coarser fits cut the rounded corners into long edges of their own (at 0.01 and
+# the clubs 8's hull quad matched no face above 0.35, the diamonds 2's blob gave no four-cornered
+# hull), their sides' runs covering 0.52-0.91 of each side (/tmp probe, session 48). Coarser fits cut the rounded corners into long edges of their own (at 0.01 and
 # 0.02 both quads were wrong).
 SIDES_EPS = 0.005        # polygon fit of a blob's outline, share of its perimeter
 SIDES_COVER = 0.4        # each of the four runs covers at least this share of the side it lies on
@@ -484,7 +487,8 @@ def _one_quad(a: np.ndarray, b: np.ndarray) -> bool:
 
 def blobs_of(found: FindResult, quads: Sequence[np.ndarray]) -> list[int]:
     """The mask blob each quad's centre lies on (a label > 0; 0: on no blob), so that
-    detections can be told apart as pieces of one paper blob or cards of several."""
+    detections can be told apart as pieces of one paper blob or cards of several. For a
+    FindResult of the whole image (no ``roi``), as slanted_quads."""
     if not len(quads):
         return []
     labels = cv2.connectedComponents(found.mask, connectivity=8)[1]
