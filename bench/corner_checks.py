@@ -165,14 +165,6 @@ def glyphs(*profs: Profile) -> None:
         print(f"  {name}: {len(shares)} templates, median {np.median(shares):.4f}, largest {shares[-1]:.4f}")
 
 
-def ink_blobs(reader: ci.CornerReader, img: np.ndarray) -> tuple[np.ndarray, np.ndarray, ci.Blobs]:
-    """(ink, red, blobs) of ``img`` as CornerReader.read finds them, before the solid parts."""
-    h, w = img.shape[:2]
-    window = max(ci.FACE_WINDOW, int(np.ceil(np.sqrt(reader.max_area * h * w))))
-    ink, red = ci.ink_map(img, window, shadows=True)
-    return ink, red, ci.blobs(ink, ci.MIN_AREA, int(reader.max_area * h * w))
-
-
 def judged(reader: ci.CornerReader, img: np.ndarray) -> list[ci.Read]:
     """The reads ``reader`` names in ``img`` before "each card once" (vision.corner_index._once)."""
     keep: list[ci.Read] = []
@@ -299,7 +291,7 @@ def holes(dp_reader, dp_folder: Path, bidly_reader, deals) -> None:
     smallest: list[tuple[float, str]] = []
 
     def look(reader, img, is_right) -> None:
-        b = ink_blobs(reader, img)[2]
+        b = reader.ink_blobs(img)[2]
         rule, reader.hole = reader.hole, np.zeros_like(reader.hole)      # every read, as without the rule
         try:
             reads = judged(reader, img)
@@ -409,7 +401,7 @@ def turn_gains(reader: ci.CornerReader, img: np.ndarray, reads: list[ci.Read]) -
     """How much the rank glyph of each read raises its rank's best template when read turned by
     -RANK_TURN or +RANK_TURN rather than unturned (its blobs found again, once per image, as
     CornerReader.read finds them)."""
-    ink, red, b = ink_blobs(reader, img)
+    ink, red, b = reader.ink_blobs(img)
     b = ci.solid_parts(ink, b, ci.MIN_AREA, int(reader.max_area * img.shape[0] * img.shape[1]))
     inkb = ci.Ink(ink)
     out = []
@@ -420,7 +412,7 @@ def turn_gains(reader: ci.CornerReader, img: np.ndarray, reads: list[ci.Read]) -
         scores = []
         for deg in (0.0, -ci.RANK_TURN, ci.RANK_TURN):
             patch, _, _ = ci.glyphs(inkb, red, b, np.array([j]), up @ ci._turn(deg), own_width=True)
-            scores.append(float(reader._per(patch @ reader.bank[:, :ci.D].T, 0)[0, rank]))
+            scores.append(float(reader._per(reader._scores(patch, None, 0), 0)[0, rank]))
         out.append(max(scores) - scores[0])
     return out
 

@@ -698,16 +698,7 @@ class CornerReader:
         if not self.templates or len(self.sides[0][0]) < 2 or len(self.sides[1][0]) < 2:
             return []
         h, w = image_bgr.shape[:2]
-        # A photo's paper is the closing (ink_map's shadows), which keeps only ink narrower than its
-        # window: the window is the side of the largest glyph read (max_area of the picture), so it
-        # follows a shadow's edge as closely as the glyphs allow. Reader alone (bench/vision_realdata.py,
-        # tune / report half): bidly deals 140 / 138 named with the brightest value within a 25th
-        # of the short side, 142 / 146 (deal 7, a hand's shadow: 27 -> 42); peeks 20 / 19 -> 20 / 18;
-        # deepPoker rows unchanged; 0 wrong. (A 16th of the side as well changed no read; a 25th
-        # alone closed away the glyphs of close-ups, the peeks' signs being a 20th: 14 tune.)
-        window = max(FACE_WINDOW, math.ceil(math.sqrt(self.max_area * h * w)))
-        ink, red = ink_map(image_bgr, window, shadows=True)
-        b = blobs(ink, MIN_AREA, int(self.max_area * h * w))
+        ink, red, b = self.ink_blobs(image_bgr)
         b = solid_parts(ink, b, MIN_AREA, int(self.max_area * h * w))
         i, j = self._pairs(b)
         if len(i) == 0:
@@ -716,8 +707,7 @@ class CornerReader:
         up = b.centre[j] - b.centre[i]
         # the sign first (one patch per pair); the rank only where a sign was recognised
         ps, red_s, ground = glyphs(inkb, red, b, i, up)
-        ss = ps @ self.bank[:, D:].T                              # (pairs, templates)
-        ss = np.where((red_s[:, None] > RED_CUT) != self.red[None, :], -1.0, ss)
+        ss = self._scores(ps, red_s, 1)                           # (pairs, templates)
         per_s = self._per(ss, 1)
         k = np.flatnonzero((per_s.max(axis=1) >= SIGN_MIN) & (ground <= GROUND_MAX))
         if len(k) == 0:
@@ -726,7 +716,7 @@ class CornerReader:
         ps, ss, turn = self._turned(inkb, red, b, i, up, ps[k], ss[k], 1, SIGN_TURN)
         per_s = self._per(ss, 1)
         pr, _, ground_r = glyphs(inkb, red, b, j, up, own_width=True)
-        pr, sr, turn_r = self._turned(inkb, red, b, j, up, pr, pr @ self.bank[:, :D].T, 0, RANK_TURN, TURN_GAIN)
+        pr, sr, turn_r = self._turned(inkb, red, b, j, up, pr, self._scores(pr, None, 0), 0, RANK_TURN, TURN_GAIN)
         per_r = self._per(sr, 0)
         ground = np.maximum(ground, ground_r)
         ok = (per_r.max(axis=1) >= RANK_MIN) & (ground <= GROUND_MAX)
@@ -767,6 +757,28 @@ class CornerReader:
         if not claims:
             return named
         return named + [r for r in reads if r.card is None]
+
+    def ink_blobs(self, image_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, Blobs]:
+        """(ink, red, blobs) of a picture as :meth:`read` finds them, before the solid parts
+        (bench/corner_checks.py measures on them too)."""
+        h, w = image_bgr.shape[:2]
+        # A photo's paper is the closing (ink_map's shadows), which keeps only ink narrower than its
+        # window: the window is the side of the largest glyph read (max_area of the picture), so it
+        # follows a shadow's edge as closely as the glyphs allow. Reader alone (bench/vision_realdata.py,
+        # tune / report half): bidly deals 140 / 138 named with the brightest value within a 25th
+        # of the short side, 142 / 146 (deal 7, a hand's shadow: 27 -> 42); peeks 20 / 19 -> 20 / 18;
+        # deepPoker rows unchanged; 0 wrong. (A 16th of the side as well changed no read; a 25th
+        # alone closed away the glyphs of close-ups, the peeks' signs being a 20th: 14 tune.)
+        window = max(FACE_WINDOW, math.ceil(math.sqrt(self.max_area * h * w)))
+        ink, red = ink_map(image_bgr, window, shadows=True)
+        return ink, red, blobs(ink, MIN_AREA, int(self.max_area * h * w))
+
+    def _scores(self, p: np.ndarray, reds: np.ndarray | None, side: int) -> np.ndarray:
+        """Each glyph patch's correlation with every template of one side (0 rank, 1 sign); a
+        sign scores -1 against the templates of the other colour (``reds``: its red share)."""
+        if side == 0:
+            return p @ self.bank[:, :D].T
+        return np.where((reds[:, None] > RED_CUT) != self.red[None, :], -1.0, p @ self.bank[:, D:].T)
 
     def _both_digits(self, i: np.ndarray, j: np.ndarray, sr: np.ndarray, per_r: np.ndarray) -> np.ndarray:
         """False for a pair whose rank matched best one digit of a two-digit rank (a 10 whose digits
@@ -813,10 +825,7 @@ class CornerReader:
         for turned in (-deg, deg):
             p, reds, _ = glyphs(ink, red, b, c, up @ _turn(turned), own_width=side == 0)
             pats.append(p)
-            if side == 0:
-                scores.append(p @ self.bank[:, :D].T)
-            else:
-                scores.append(np.where((reds[:, None] > RED_CUT) != self.red[None, :], -1.0, p @ self.bank[:, D:].T))
+            scores.append(self._scores(p, reds, side))
         st = np.stack(scores)
         turn = np.where(st.max(axis=0) - st[0] >= gain, st.argmax(axis=0), 0)
         return np.stack(pats), np.take_along_axis(st, turn[None], axis=0)[0], turn

@@ -384,7 +384,8 @@ def slanted_quads(image: np.ndarray, found: FindResult, aspect: float,
         blob = np.zeros((bh + 2, bw + 2), np.uint8)
         cv2.drawContours(blob, [c - (x - 1, y - 1)], -1, 255, -1)
         if small is None:
-            small = cv2.resize(as_grey(image), (w, h), interpolation=cv2.INTER_AREA)
+            grey = as_grey(image)
+            small = cv2.resize(grey, (w, h), interpolation=cv2.INTER_AREA)
         patch = cv2.copyMakeBorder(small[y:y + bh, x:x + bw], 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
         fits = []
         for region in (blob, _bright_core(blob, patch)):
@@ -394,8 +395,6 @@ def slanted_quads(image: np.ndarray, found: FindResult, aspect: float,
         kept: list[np.ndarray] = []
         for q in fits:
             q = (q + (x - 1, y - 1)) / scale
-            if grey is None:
-                grey = as_grey(image)
             q = refine_quad(grey, q, REFINE_SEARCH)
             if _sane(q, *image.shape[1::-1]) and not any(_one_quad(order_quad(q), k) for k in kept) \
                     and _on_one_table(image, q):
