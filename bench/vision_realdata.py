@@ -18,8 +18,13 @@ Triestine photos (34 photos, 45 annotated cards, rank-only labels with boxes):
    card on no annotated box is listed for checking by eye on the annotated image. Cards
    that were not enrolled should come out unnamed or not at all.
 
-Trentine frames (16 overhead video frames, no boxes): recognised with the same profile
-(another Italian pattern, so nothing should be named) and annotated for a look.
+Trentine frames (16 overhead video frames of a Briscola game, no boxes): recognised with the
+same profile (another Italian pattern, so nothing should be named). Every visible card or pile
+should still be reported once (CONTRACT §4): the centre of each, read by eye (``TRENTINE``),
+counts *reported* when exactly one detection's quad holds it and that quad holds no other
+centre; a quad holding two centres *merges* them; a detection on no centre is *astray*.
+Centres marked optional (a card in a moving hand, a pile mostly under an arm) count neither
+way. Frames alternate between the 'tune' and 'report' halves.
 
 French sets (``--sets deeppoker,bidly,another``): deepPoker enrolled from ``table-*-1.jpg`` and
 its other table photos, tight crops of them, peeks, cards left out of the profile and the
@@ -77,6 +82,28 @@ ENROL_NAMES = {f"{card.replace('/', '_')}.jpg": photo for photo, card in ENROL.i
 RANKS = {"Ace": "ace", "Two": "2", "Three": "3", "Four": "4", "Five": "5", "Six": "6",
          "Seven": "7", "Fante": "jack", "Caval": "knight", "Re": "king"}
 LABEL_FIXES = {("Img210.jpg", 0): "Caval"}
+
+# Trentine frames: the centre (x, y) of every card and pile in view, read by eye at full size
+# on a grid (session 50); "?" marks the optional ones. The CSV beside the frames names only
+# the face-up cards, not where they lie, and not the piles of backs.
+TRENTINE: dict[int, list[tuple]] = {
+    4: [(400, 1270), (700, 1005), (900, 1015)],
+    37: [(470, 440), (425, 840), (425, 1140), (690, 1000), (905, 1005), (395, 1510)],
+    105: [(460, 450), (415, 810), (690, 1000), (895, 1010), (400, 1500)],
+    107: [(460, 450), (415, 795), (415, 1070), (690, 1000), (900, 1010), (400, 1480, "?")],
+    126: [(455, 480), (410, 820), (420, 1120), (690, 1000), (900, 1010), (400, 1500, "?")],
+    144: [(445, 510), (390, 840), (690, 1000), (900, 1010), (400, 1530)],
+    188: [(435, 455), (400, 860), (410, 1140, "?"), (690, 1000), (900, 1010), (400, 1500, "?")],
+    197: [(455, 470, "?"), (375, 915), (370, 1160), (420, 1530)],
+    214: [(300, 1130), (680, 950), (900, 950), (360, 1570)],
+    254: [(320, 300), (290, 680), (680, 950), (900, 950), (370, 1580)],
+    276: [(310, 330), (285, 800), (265, 1165), (680, 950), (880, 950), (380, 1590)],
+    317: [(320, 300, "?"), (345, 770, "?"), (325, 1175), (680, 950), (885, 950), (380, 1590)],
+    387: [(250, 300, "?"), (325, 830, "?"), (310, 1200), (690, 950), (880, 960), (390, 1590)],
+    601: [(130, 1010), (340, 1060)],
+    784: [(620, 290), (500, 810), (540, 1180, "?"), (620, 1650, "?")],
+    797: [(620, 290), (500, 870), (580, 1256), (600, 1650)],
+}
 
 
 def iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
@@ -171,16 +198,40 @@ def triestine(folder: Path, out: Path) -> Recogniser:
 def trentine(folder: Path, out: Path, rec: Recogniser) -> None:
     named = 0
     ms = []
-    for path in sorted(folder.glob("*.jpg")):
+    halves = {half: dict.fromkeys(("cards", "reported", "merged", "twice", "missed", "astray"), 0)
+              for half in ("tune", "report")}
+    for i, (frame, centres) in enumerate(sorted(TRENTINE.items())):
+        path = folder / f"res_frame{frame}.jpg"
         img = cv2.imread(str(path))
         t0 = time.perf_counter()
         dets = rec.recognise(img)
         ms.append((time.perf_counter() - t0) * 1000)
+        tally = halves["tune" if i % 2 == 0 else "report"]
+        holds = [[j for j, c in enumerate(centres) if inside(d.quad, c[:2])] for d in dets]
+        for j, centre in enumerate(centres):
+            if len(centre) > 2:     # optional
+                continue
+            tally["cards"] += 1
+            mine = [h for h in holds if j in h]
+            if not mine:
+                tally["missed"] += 1
+                print(f"  {path.name}: nothing reported at {centre}")
+            elif len(mine) > 1:
+                tally["twice"] += 1
+            elif any(len(h) > 1 for h in mine):
+                tally["merged"] += 1
+            else:
+                tally["reported"] += 1
+        tally["astray"] += sum(not h for h in holds)
         for d in dets:
             if d.card is not None:
                 named += 1
                 print(f"  {path.name}: named {d.card} ({d.confidence:.2f}) from a Triestine profile: check by eye")
         cv2.imwrite(str(out / f"trentine-{path.stem}.annotated.png"), annotate(img, dets))
+    for half, t in halves.items():
+        print(f"trentine {half:6s}: reported {t['reported']} of {t['cards']} cards and piles once, "
+              f"{t['merged']} merged with a neighbour, {t['twice']} twice, {t['missed']} missed; "
+              f"{t['astray']} detections on no card")
     print(f"trentine: {named} cards named with a profile of another deck pattern; "
           f"{statistics.median(ms):.0f} ms median per 1080x1920 frame")
 # --- shared scoring -------------------------------------------------------------------------
