@@ -16,6 +16,7 @@ is an edge in the image (``side_support``), and identification decides among the
 """
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -234,9 +235,10 @@ def _runs_on(P: np.ndarray, arm: np.ndarray, segs: np.ndarray, gap: float) -> np
     return out
 
 
-def _shaped(q: np.ndarray, aspect: float) -> bool:
-    short, long = quad_sides(order_quad(q))
-    return short > 0 and abs(np.log(long / short / aspect)) <= SHAPE_TOL
+def _card_shaped(q: np.ndarray, aspect: float, min_short: float) -> bool:
+    """Whether the ordered quad ``q`` has the deck's shape and a card's least size."""
+    short, long = quad_sides(q)
+    return short >= min_short and short > 0 and abs(np.log(long / short / aspect)) <= SHAPE_TOL
 
 
 def _convex(q: np.ndarray) -> bool:
@@ -309,13 +311,14 @@ def closed_quads(cs: _Corners, aspect: float, min_short: float) -> list[tuple[np
     adj = lk.any(axis=2)
     adj = adj & adj.T
     nxt = [np.flatnonzero(adj[i]) for i in range(n)]
+    turns = _turns_at(cs.p, nxt)
     out: list[tuple[np.ndarray, int]] = []
     seen_cycles = set()
     chains3 = []
     for k0 in range(n):
         for k1 in nxt[k0]:
             for k2 in nxt[k1]:
-                if k2 == k0 or not _turns(cs.p[k0], cs.p[k1], cs.p[k2]):
+                if k2 not in turns[k1][k0]:
                     continue
                 chains3.append((k0, k1, k2))
                 for k3 in nxt[k2]:
@@ -324,15 +327,14 @@ def closed_quads(cs: _Corners, aspect: float, min_short: float) -> list[tuple[np
                     # back on itself: corners (502, 89), (510, 89), (506, 1161), (77, 92) of the
                     # Bresciane back scan's lattice (../shared/realdata), enrolled as the back
                     if k3 in (k0, k1) or not adj[k3, k0] or not (
-                            _turns(cs.p[k1], cs.p[k2], cs.p[k3]) and _turns(cs.p[k2], cs.p[k3], cs.p[k0])
-                            and _turns(cs.p[k3], cs.p[k0], cs.p[k1])):
+                            k3 in turns[k2][k1] and k0 in turns[k3][k2] and k1 in turns[k0][k3]):
                         continue
                     key = tuple(sorted((k0, k1, k2, k3)))
                     if key in seen_cycles:
                         continue
                     seen_cycles.add(key)
                     q = order_quad(cs.p[[k0, k1, k2, k3]])
-                    if _convex(q) and _shaped(q, aspect) and quad_sides(q)[0] >= min_short:
+                    if _convex(q) and _card_shaped(q, aspect, min_short):
                         out.append((q, 4))
     closed = {frozenset(t) for c in seen_cycles for t in combinations(c, 3)}
     for k0, k1, k2 in chains3:
@@ -340,7 +342,7 @@ def closed_quads(cs: _Corners, aspect: float, min_short: float) -> list[tuple[np
             continue
         p = cs.p[[k0, k1, k2]]
         q = order_quad(np.array([p[0], p[1], p[2], p[0] + p[2] - p[1]]))
-        if _convex(q) and _shaped(q, aspect) and quad_sides(q)[0] >= min_short:
+        if _convex(q) and _card_shaped(q, aspect, min_short):
             out.append((q, 3))
     part = cs.off <= SQUARE_PART
     sizes: list[tuple[np.ndarray, float]] = [(q.mean(axis=0), quad_sides(q)[0]) for q, _ in out]
@@ -381,11 +383,21 @@ def closed_quads(cs: _Corners, aspect: float, min_short: float) -> list[tuple[np
 LONE_SIZES = 3           # closed cards nearest a lone corner whose sizes it tries
 
 
-def _turns(p0: np.ndarray, p1: np.ndarray, p2: np.ndarray) -> bool:
-    """Whether p0 -> p1 -> p2 turns by about a right angle (three corners of one card)."""
-    u, v = p1 - p0, p2 - p1
-    c = abs(float(u @ v)) / (np.linalg.norm(u) * np.linalg.norm(v) + 1e-9)
-    return c < np.sin(SQUARE_FULL)
+def _turns_at(p: np.ndarray, nxt: list[np.ndarray]) -> list[dict[int, set[int]]]:
+    """``turns[k1][k0]``: the corners k2 linked to k1 for which k0 -> k1 -> k2 turns by about
+    a right angle (three corners of one card). All at once per corner, as sets: the cycle
+    search asks ~1,500 times a still, and a numpy call per question cost a tenth of
+    :func:`propose`'s time."""
+    out: list[dict[int, set[int]]] = []
+    for k1, near in enumerate(nxt):
+        if len(near) < 2:
+            out.append({int(k): set() for k in near})
+            continue
+        u = p[k1] - p[near]                     # k0 -> k1, and k1 -> k2 reversed
+        u = u / np.linalg.norm(u, axis=1, keepdims=True)
+        square = np.abs(u @ u.T) < np.sin(SQUARE_FULL)
+        out.append({int(k0): set(near[square[i]].tolist()) for i, k0 in enumerate(near)})
+    return out
 
 
 def _arm_across(cs: _Corners, k: int, t: np.ndarray) -> tuple[np.ndarray, float] | None:
@@ -410,7 +422,7 @@ def _distinct_sizes(sizes: list[float]) -> list[float]:
         else:
             groups.append([s])
     groups.sort(key=len, reverse=True)
-    return [float(np.median(g)) for g in groups[:2]]
+    return [float(statistics.median(g)) for g in groups[:2]]   # a few floats: numpy's costs 70 us
 
 
 EDGE_STEP = 4.0          # grey levels per pixel across a side for that point to be on an edge
