@@ -24,7 +24,10 @@ should still be reported once (CONTRACT §4): the centre of each, read by eye (`
 counts *reported* when exactly one detection's quad holds it and that quad holds no other
 centre; a quad holding two centres *merges* them; a detection on no centre is *astray*.
 Centres marked optional (a card in a moving hand, a pile mostly under an arm) count neither
-way. Frames alternate between the 'tune' and 'report' halves.
+way. Frames alternate between the 'tune' and 'report' halves. A second row adds the deck's back
+to the profile, cut from frame 797's top pile (the set has no photo of a back; that frame is
+left out of the row), as a club enrols its pack: piles of backs should then be reported face
+down.
 
 French sets (``--sets deeppoker,bidly,another``): deepPoker enrolled from ``table-*-1.jpg`` and
 its other table photos, tight crops of them, peeks, cards left out of the profile and the
@@ -84,26 +87,30 @@ RANKS = {"Ace": "ace", "Two": "2", "Three": "3", "Four": "4", "Five": "5", "Six"
 LABEL_FIXES = {("Img210.jpg", 0): "Caval"}
 
 # Trentine frames: the centre (x, y) of every card and pile in view, read by eye at full size
-# on a grid (session 50); "?" marks the optional ones. The CSV beside the frames names only
-# the face-up cards, not where they lie, and not the piles of backs.
+# on a grid (session 50). A tag says more: "?" an optional one (a card in a moving hand, a pile
+# mostly under an arm), "b" a pile of backs or the stock. The CSV beside the frames names only
+# the face-up cards, not where they lie, and not the piles.
 TRENTINE: dict[int, list[tuple]] = {
-    4: [(400, 1270), (700, 1005), (900, 1015)],
-    37: [(470, 440), (425, 840), (425, 1140), (690, 1000), (905, 1005), (395, 1510)],
-    105: [(460, 450), (415, 810), (690, 1000), (895, 1010), (400, 1500)],
-    107: [(460, 450), (415, 795), (415, 1070), (690, 1000), (900, 1010), (400, 1480, "?")],
-    126: [(455, 480), (410, 820), (420, 1120), (690, 1000), (900, 1010), (400, 1500, "?")],
-    144: [(445, 510), (390, 840), (690, 1000), (900, 1010), (400, 1530)],
-    188: [(435, 455), (400, 860), (410, 1140, "?"), (690, 1000), (900, 1010), (400, 1500, "?")],
-    197: [(455, 470, "?"), (375, 915), (370, 1160), (420, 1530)],
-    214: [(300, 1130), (680, 950), (900, 950), (360, 1570)],
-    254: [(320, 300), (290, 680), (680, 950), (900, 950), (370, 1580)],
-    276: [(310, 330), (285, 800), (265, 1165), (680, 950), (880, 950), (380, 1590)],
-    317: [(320, 300, "?"), (345, 770, "?"), (325, 1175), (680, 950), (885, 950), (380, 1590)],
-    387: [(250, 300, "?"), (325, 830, "?"), (310, 1200), (690, 950), (880, 960), (390, 1590)],
-    601: [(130, 1010), (340, 1060)],
-    784: [(620, 290), (500, 810), (540, 1180, "?"), (620, 1650, "?")],
-    797: [(620, 290), (500, 870), (580, 1256), (600, 1650)],
+    4: [(400, 1270), (700, 1005), (900, 1015, "b")],
+    37: [(470, 440, "b"), (425, 840), (425, 1140), (690, 1000), (905, 1005, "b"), (395, 1510, "b")],
+    105: [(460, 450, "b"), (415, 810), (690, 1000), (895, 1010, "b"), (400, 1500, "b")],
+    107: [(460, 450, "b"), (415, 795), (415, 1070), (690, 1000), (900, 1010, "b"), (400, 1480, "b?")],
+    126: [(455, 480, "b"), (410, 820), (420, 1120), (690, 1000), (900, 1010, "b"), (400, 1500, "b?")],
+    144: [(445, 510, "b"), (390, 840), (690, 1000), (900, 1010, "b"), (400, 1530, "b")],
+    188: [(435, 455, "b"), (400, 860), (410, 1140, "?"), (690, 1000), (900, 1010, "b"), (400, 1500, "b?")],
+    197: [(455, 470, "b?"), (375, 915), (370, 1160), (420, 1530, "b")],
+    214: [(300, 1130), (680, 950), (900, 950, "b"), (360, 1570, "b")],
+    254: [(320, 300, "b"), (290, 680), (680, 950), (900, 950, "b"), (370, 1580, "b")],
+    276: [(310, 330, "b"), (285, 800), (265, 1165), (680, 950), (880, 950, "b"), (380, 1590, "b")],
+    317: [(320, 300, "b?"), (345, 770, "?"), (325, 1175), (680, 950), (885, 950, "b"), (380, 1590, "b")],
+    387: [(250, 300, "b?"), (325, 830, "?"), (310, 1200), (690, 950), (880, 960, "b"), (390, 1590, "b")],
+    601: [(130, 1010, "b"), (340, 1060)],
+    784: [(620, 290, "b"), (500, 810), (540, 1180, "?"), (620, 1650, "b?")],
+    797: [(620, 290, "b"), (500, 870), (580, 1256), (600, 1650, "b")],
 }
+# The deck's back as a club would photograph it: cut from frame 797's top pile (y0, y1, x0, x1),
+# since the set has no photo of a back. Frame 797 is then left out of that row.
+TRENTINE_BACK = (797, (120, 470, 350, 900))
 
 
 def iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
@@ -196,11 +203,29 @@ def triestine(folder: Path, out: Path) -> Recogniser:
 
 
 def trentine(folder: Path, out: Path, rec: Recogniser) -> None:
+    """The Trentine rows: with the Triestine profile as it is, then with the deck's back added
+    (:data:`TRENTINE_BACK`), as a club enrols its pack."""
+    _trentine_row(folder, out, rec, "trentine", ())
+    ref = out / "enrol-photos-back"
+    shutil.rmtree(ref, ignore_errors=True)
+    shutil.copytree(out / "enrol-photos", ref)
+    frame, (y0, y1, x0, x1) = TRENTINE_BACK
+    cv2.imwrite(str(ref / "back.jpg"), cv2.imread(str(folder / f"res_frame{frame}.jpg"))[y0:y1, x0:x1])
+    with_back = enrol(ref, "trevigiane-52").profile
+    _trentine_row(folder, out, Recogniser(with_back), "trentine, back enrolled", (frame,))
+
+
+def _trentine_row(folder: Path, out: Path, rec: Recogniser, label: str, skip: tuple[int, ...]) -> None:
+    """Every card and pile reported once? Per half: reported (one detection's quad holds the
+    centre and no other), merged (a quad holds two), twice, missed; piles reported face down;
+    detections on no centre (astray)."""
     named = 0
     ms = []
-    halves = {half: dict.fromkeys(("cards", "reported", "merged", "twice", "missed", "astray"), 0)
-              for half in ("tune", "report")}
+    keys = ("cards", "reported", "merged", "twice", "missed", "astray", "piles", "face_down")
+    halves = {half: dict.fromkeys(keys, 0) for half in ("tune", "report")}
     for i, (frame, centres) in enumerate(sorted(TRENTINE.items())):
+        if frame in skip:
+            continue
         path = folder / f"res_frame{frame}.jpg"
         img = cv2.imread(str(path))
         t0 = time.perf_counter()
@@ -209,31 +234,39 @@ def trentine(folder: Path, out: Path, rec: Recogniser) -> None:
         tally = halves["tune" if i % 2 == 0 else "report"]
         holds = [[j for j, c in enumerate(centres) if inside(d.quad, c[:2])] for d in dets]
         for j, centre in enumerate(centres):
-            if len(centre) > 2:     # optional
+            tag = centre[2] if len(centre) > 2 else ""
+            if "?" in tag:
                 continue
             tally["cards"] += 1
-            mine = [h for h in holds if j in h]
+            mine = [k for k, h in enumerate(holds) if j in h]
             if not mine:
                 tally["missed"] += 1
-                print(f"  {path.name}: nothing reported at {centre}")
+                print(f"  {label}: {path.name}: nothing reported at {centre[:2]}")
             elif len(mine) > 1:
                 tally["twice"] += 1
-            elif any(len(h) > 1 for h in mine):
+            elif len(holds[mine[0]]) > 1:
                 tally["merged"] += 1
             else:
                 tally["reported"] += 1
+            if "b" in tag:
+                tally["piles"] += 1
+                tally["face_down"] += len(mine) == 1 and not dets[mine[0]].face_up
         tally["astray"] += sum(not h for h in holds)
         for d in dets:
             if d.card is not None:
                 named += 1
-                print(f"  {path.name}: named {d.card} ({d.confidence:.2f}) from a Triestine profile: check by eye")
-        cv2.imwrite(str(out / f"trentine-{path.stem}.annotated.png"), annotate(img, dets))
+                print(f"  {label}: {path.name}: named {d.card} ({d.confidence:.2f}) from a Triestine "
+                      f"profile: check by eye")
+        suffix = "-back" if skip else ""
+        cv2.imwrite(str(out / f"trentine{suffix}-{path.stem}.annotated.png"), annotate(img, dets))
     for half, t in halves.items():
-        print(f"trentine {half:6s}: reported {t['reported']} of {t['cards']} cards and piles once, "
+        print(f"{label} {half:6s}: reported {t['reported']} of {t['cards']} cards and piles once, "
               f"{t['merged']} merged with a neighbour, {t['twice']} twice, {t['missed']} missed; "
-              f"{t['astray']} detections on no card")
-    print(f"trentine: {named} cards named with a profile of another deck pattern; "
+              f"piles face down {t['face_down']} of {t['piles']}; {t['astray']} detections on no card")
+    print(f"{label}: {named} cards named with a profile of another deck pattern; "
           f"{statistics.median(ms):.0f} ms median per 1080x1920 frame")
+
+
 # --- shared scoring -------------------------------------------------------------------------
 
 
