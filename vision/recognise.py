@@ -672,9 +672,9 @@ class Recogniser:
         the card, which can look just like another card). An outline read as the enrolled
         back is that card face down: a back shows no paper to the finder on a table as light
         as its paper or a cloth checked as light (session 50: such a back half under a card
-        was missed in 7 of 12 renders on pale wood and 12 of 12 on a checked cloth; now 1 and 8), and a
-        pile's top card is outlined where the finder's quad spans the cards under it (the
-        Trentine frames with their back enrolled, bench/vision_realdata.py)."""
+        was missed in 7 of 12 renders on pale wood and 12 of 12 on a checked cloth; now in 1
+        and 8), and a pile's top card is outlined where the finder's quad spans the cards
+        under it (the Trentine frames with their back enrolled, bench/vision_realdata.py)."""
         dets = list(kept)
         # proposals with a side seen and not a shaped detection already, screened in one batch
         todo = []
