@@ -205,20 +205,21 @@ def triestine(folder: Path, out: Path) -> Recogniser:
 def trentine(folder: Path, out: Path, rec: Recogniser) -> None:
     """The Trentine rows: with the Triestine profile as it is, then with the deck's back added
     (:data:`TRENTINE_BACK`), as a club enrols its pack."""
-    _trentine_row(folder, out, rec, "trentine", ())
+    _trentine_row(folder, out, rec, "trentine", "trentine", ())
     ref = out / "enrol-photos-back"
     shutil.rmtree(ref, ignore_errors=True)
     shutil.copytree(out / "enrol-photos", ref)
     frame, (y0, y1, x0, x1) = TRENTINE_BACK
     cv2.imwrite(str(ref / "back.jpg"), cv2.imread(str(folder / f"res_frame{frame}.jpg"))[y0:y1, x0:x1])
     with_back = enrol(ref, "trevigiane-52").profile
-    _trentine_row(folder, out, Recogniser(with_back), "trentine, back enrolled", (frame,))
+    _trentine_row(folder, out, Recogniser(with_back), "trentine, back enrolled", "trentine-back", (frame,))
 
 
-def _trentine_row(folder: Path, out: Path, rec: Recogniser, label: str, skip: tuple[int, ...]) -> None:
+def _trentine_row(folder: Path, out: Path, rec: Recogniser, label: str, files: str,
+                  skip: tuple[int, ...]) -> None:
     """Every card and pile reported once? Per half: reported (one detection's quad holds the
     centre and no other), merged (a quad holds two), twice, missed; piles reported face down;
-    detections on no centre (astray)."""
+    detections on no centre (astray). Annotated frames are written as ``files``-FRAME."""
     named = 0
     ms = []
     keys = ("cards", "reported", "merged", "twice", "missed", "astray", "piles", "face_down")
@@ -257,8 +258,7 @@ def _trentine_row(folder: Path, out: Path, rec: Recogniser, label: str, skip: tu
                 named += 1
                 print(f"  {label}: {path.name}: named {d.card} ({d.confidence:.2f}) from a Triestine "
                       f"profile: check by eye")
-        suffix = "-back" if skip else ""
-        cv2.imwrite(str(out / f"trentine{suffix}-{path.stem}.annotated.png"), annotate(img, dets))
+        cv2.imwrite(str(out / f"{files}-{path.stem}.annotated.png"), annotate(img, dets))
     for half, t in halves.items():
         print(f"{label} {half:6s}: reported {t['reported']} of {t['cards']} cards and piles once, "
               f"{t['merged']} merged with a neighbour, {t['twice']} twice, {t['missed']} missed; "
