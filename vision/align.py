@@ -99,6 +99,7 @@ def _gauss_newton(t: np.ndarray, img: np.ndarray, warp: np.ndarray, iters: int,
     tn = _standardise(t.reshape(-1), np.ones(t.size, np.float32))
     weight = np.ones(t.size, np.float32)
     n = 4 if similar else 6
+    damping = _DAMPING[n]
     jac = np.empty((n, t.size), np.float32)      # rows: d(residual)/d(parameter), per pixel
     for it in range(iters):
         iw = cv2.warpAffine(img, warp[:2].astype(np.float32), (w, h),
@@ -110,9 +111,13 @@ def _gauss_newton(t: np.ndarray, img: np.ndarray, warp: np.ndarray, iters: int,
         mu = float(v @ weight) / total
         dv = v - mu
         sd = math.sqrt(float((dv * dv) @ weight) / total) + 1e-3
-        r = tn - dv / sd
+        dv /= sd
+        r = np.subtract(tn, dv, out=dv)
         if it > 0:        # occluders and glare: pixels that disagree a lot count less
-            weight = 1.0 / (1.0 + (r / _ROBUST) ** 2)
+            np.divide(r, _ROBUST, out=weight)
+            np.square(weight, out=weight)
+            weight += 1.0
+            np.reciprocal(weight, out=weight)
         gx /= sd
         gy /= sd
         # the Jacobian filled in place, row by row: a stacked (pixels, n) copy each step cost
@@ -132,7 +137,7 @@ def _gauss_newton(t: np.ndarray, img: np.ndarray, warp: np.ndarray, iters: int,
             jac[5] = gy
         jw = jac * weight
         jtj = jw @ jac.T
-        hess = jtj + 1e-3 * np.eye(n) * (1.0 + np.trace(jtj) / n)
+        hess = jtj + damping * (1.0 + jtj.trace() / n)
         d = np.linalg.solve(hess, jw @ r)
         if similar:
             d = np.float64([d[0], -d[1], d[2], d[1], d[0], d[3]])
@@ -140,9 +145,13 @@ def _gauss_newton(t: np.ndarray, img: np.ndarray, warp: np.ndarray, iters: int,
         warp = warp @ step
         if not np.isfinite(warp).all():
             return None
-        if abs(d[2]) + abs(d[5]) < 0.02 and np.abs(d[[0, 1, 3, 4]]).max() < 1e-3:
+        if abs(d[2]) + abs(d[5]) < 0.02 and max(abs(d[0]), abs(d[1]), abs(d[3]), abs(d[4])) < 1e-3:
             break
     return warp
+
+
+# Levenberg-style damping of the normal equations, per parameter count (4 similar, 6 affine)
+_DAMPING = {n: 1e-3 * np.eye(n) for n in (4, 6)}
 
 
 @functools.cache
