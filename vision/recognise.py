@@ -425,12 +425,13 @@ class Recogniser:
         """``kept`` and the cards seen obliquely (vision.finder.slanted_quads: paper blobs
         with four corners, of any shape) where no card was found, each named by duels when
         they separate or by its corner index read on the face straightened there
-        (:meth:`_slanted_card`), else dropped: any convex quad is a view of some rectangle, so
-        only a name says it is a card. A card named so takes the place of the unnamed pieces at
-        its spot. Where any detection of the deck's shape lies (named, a back, or unnamed), the
-        card was found and judged there: duels of a card not enrolled, found whole and rightly
-        left unnamed, name its pip-count neighbour (deepPoker's unenrolled clubs 9 as the
-        clubs 10, bench/vision_realdata.py, 7 of 38 photos).
+        (:meth:`_slanted_card`), or read surely as the enrolled back (that card face down), else
+        dropped: any convex quad is a view of some rectangle, so only a name says it is a card.
+        A card named so takes the place of the unnamed pieces at its spot. Where any detection
+        of the deck's shape lies (named, a back, or unnamed), the card was found and judged
+        there: duels of a card not enrolled, found whole and rightly left unnamed, name its
+        pip-count neighbour (deepPoker's unenrolled clubs 9 as the clubs 10,
+        bench/vision_realdata.py, 7 of 38 photos).
 
         One blob holding several detections, some unnamed and the rest of one name, may be
         one card found in pieces (:func:`_pieces_of_one`): its slanted quad is named too, and
@@ -724,24 +725,27 @@ class Recogniser:
         """The card at a slanted quad, read both ways round: seen far across a table, a card's
         long side can look shorter than its short side, and a face straightened with its
         sides swapped is the card turned a quarter and squashed, which names nothing (nor
-        does its index). Named when one way names it, or both name the same card."""
-        dets = [self._named_by_duels(image, q, allowed, SLANT_FACE_MIN, index=True, candidates=candidates)
-                for q in (quad, np.roll(quad, 1, axis=0))]
+        does its index). Named when one way names it, or both name the same card; a back the
+        same way (face down: session 51, every back seen obliquely was lost before, 9 of 9 in
+        bench/vision_renders.py's Bresciane oblique scenes)."""
+        dets = [self._named_by_duels(image, q, allowed, SLANT_FACE_MIN, index=True, candidates=candidates,
+                                     back=True) for q in (quad, np.roll(quad, 1, axis=0))]
         named = [d for d in dets if d is not None]
         if len({d.card for d in named}) != 1:
             return None
         return max(named, key=lambda d: d.confidence)
 
     def _named_by_duels(self, image, quad: np.ndarray, allowed, face_min: float = 0.0,
-                        index: bool = False, candidates: Collection[str] | None = None) -> Detection | None:
+                        index: bool = False, candidates: Collection[str] | None = None,
+                        back: bool = False) -> Detection | None:
         """The face at ``quad`` fitted to its leading enrolled face and named by duels; None
-        unless the duels name a face (not a back) surely, whose whole-face score reaches
-        ``face_min``. With ``index``, a face the duels leave unnamed may be named by its corner
-        index (:meth:`_named_by_face_index`)."""
+        unless the duels name a face surely (or, with ``back``, the enrolled back: that card
+        face down), whose whole-face score reaches ``face_min``. With ``index``, a face the
+        duels leave unnamed may be named by its corner index (:meth:`_named_by_face_index`)."""
         _, fitted, desc = self._aligned_read(image, quad, allowed)
         face = _face_crop(image, fitted, self.profile.face_size)
         a = self._decide(face, allowed)
-        if a.confidence >= self.threshold and a.card != BACK and a.score >= face_min:
+        if a.confidence >= self.threshold and (a.card != BACK or back) and a.score >= face_min:
             return self._detection(fitted, a)
         return self._named_by_face_index(face, desc, fitted, candidates, face_min) if index else None
 

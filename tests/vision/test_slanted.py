@@ -73,6 +73,23 @@ def test_a_plain_card_seen_far_across_the_table_is_named_once(recogniser, profil
     assert [d.card for d in dets] == [card], [(d.card, d.confidence) for d in dets]
 
 
+@pytest.mark.parametrize("quad", [STEEP, STEEPER, FLAT], ids=["steep", "steeper", "flat"])
+def test_the_enrolled_back_seen_far_across_the_table_is_reported_face_down(recogniser, profile, quad):
+    # a slanted blob read surely as the back is a card as much as one read as a face: before
+    # session 51 only faces were kept, and every back seen so was lost
+    dets = recogniser.recognise(_photo(_face(profile, "back"), quad))
+    assert [(d.card, d.face_up) for d in dets] == [(None, False)], [(d.card, d.face_up) for d in dets]
+    err = min(np.linalg.norm(np.roll(dets[0].quad, k, axis=0) - quad, axis=1).max() for k in range(4))
+    assert err < 0.07 * (quad[2, 0] - quad[3, 0]), dets[0].quad
+
+
+def test_a_back_not_enrolled_seen_far_across_the_table_is_not_called_a_back(profile):
+    faces = {c: f for c, f in profile.faces.items() if c != "back"}
+    rec = Recogniser(Profile(profile.deck_id, faces, profile.aspect))
+    dets = rec.recognise(_photo(_face(profile, "back"), STEEP))
+    assert all(d.card is None and d.face_up for d in dets), [(d.card, d.face_up) for d in dets]
+
+
 def test_a_blank_sheet_of_that_shape_is_not_reported(recogniser, profile):
     # any convex quad is a view of some rectangle: only a name makes a slanted blob a card
     blank = np.full_like(_face(profile, "hearts/2"), 235)
