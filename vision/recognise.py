@@ -27,6 +27,7 @@ from vision import confidence as conf_mod
 from vision import duel as duel_mod
 from vision import keypoints as kp_mod
 from vision import outline
+from vision import squared
 from vision.decks import deck_cards, look_alikes, unenrolled_lookalikes
 from vision.features import FINE, INNER, Descriptor, TemplateBank, describe
 from vision.finder import Candidate, FindResult, blobs_of, find_cards, slanted_quads
@@ -57,6 +58,14 @@ MIN_MARGIN = 0.05          # score margin below which the runner-up is as likely
 MAX_SKEW = 0.1             # |log| of a partly seen card's quad aspect over the deck's
 WHOLE_SKEW = 0.2           # ... of any card's quad: named cards of the deepPoker table photos (slanted phone
 #   shots, bench/vision_realdata.py) lie within 0.17; a Bresciane 8 of coins cut to 6 of its coins, 0.25
+TABLE_SLANT = MAX_SKEW     # vision.squared.slant of the largest named card (or back) beyond which a still
+#   is read again seen square: a partly covered card on such a table no longer has the deck's shape
+#   MAX_SKEW asks of the visible part of a card (bench/vision_renders.py oblique, Bresciane: the
+#   guides of 10 of 11 stills lie at 0.11-0.39, one at 0.04)
+LEFT_PAPER = 0.5           # the finder's paper outside the named cards (as a share of one card's area) that
+#   a slanted still must hold to be read again seen square: a card at least half visible. deepPoker's
+#   table photos (one card each, bench/vision_realdata.py) were read twice in 20 of 26 without it; the
+#   paper their named card leaves is 0.10 of a card (median), 0.22 at most (/tmp probe, 26 photos)
 PARTIAL_THRESHOLD = 0.76   # confidence needed for a card read from a partly covered face
 WHOLE_SEEN = 0.9           # ... a face seen more than this share is judged as a whole one
 ALL_SEEN = 0.97            # a face the finder's mask shows this much of is read without a mask
@@ -361,8 +370,56 @@ class Recogniser:
         ``roi``: the part of the image the finder looks at (None: all of it); ``search``: a
         smaller part where keypoints and corner indices are looked for (default ``roi``;
         the live table's last look shows the finder the whole table but asks about one
-        region: SIFT over a whole 1280x720 frame costs ~0.2 s, ~0.7 s on a Pi 4).
+        region: SIFT over a whole 1280x720 frame costs ~0.2 s, ~0.7 s on a Pi 4). A whole
+        still whose cards are seen slanted is read again seen square (:meth:`_with_table_squared`).
         """
+        dets, found = self._recognise(image_bgr, candidates, roi, search)
+        return dets if roi is not None else self._with_table_squared(image_bgr, dets, found, candidates)
+
+    def _with_table_squared(self, image, dets: list[Detection], found: FindResult,
+                            candidates: Collection[str] | None) -> list[Detection]:
+        """``dets`` and the cards named or read as the back on the table seen square
+        (vision.squared), where a named card or a back (the largest) shows it slanted by more
+        than TABLE_SLANT. A card read there is added where no named card or back lies, in place
+        of unnamed detections at its spot, and only under a name not given already (a deck
+        holds each card once); the view's unnamed cards are not: the still's own stages judged
+        those spots. Only where the finder's paper (``found.mask``) outside the named cards and
+        backs adds up to LEFT_PAPER of a card: a photo of one card named already has nothing
+        left to find."""
+        sure = [d for d in dets if d.card is not None or not d.face_up]
+        if not sure:
+            return dets
+        guide = max(sure, key=lambda d: cv2.contourArea(np.float32(d.quad)))
+        if squared.slant(guide.quad, self.profile.aspect) <= TABLE_SLANT:
+            return dets
+        left = found.mask.copy()
+        for d in sure:
+            cv2.fillPoly(left, [np.round(d.quad * found.scale).astype(np.int32)], 0)
+        card = cv2.contourArea(np.float32(guide.quad)) * found.scale ** 2
+        if cv2.countNonZero(left) < LEFT_PAPER * card:
+            return dets
+        view = squared.squaring_view(guide.quad, self.profile.aspect, (image.shape[1], image.shape[0]))
+        if view is None:
+            return dets
+        h_mat, size = view
+        flat = cv2.warpPerspective(image, h_mat, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        back = np.linalg.inv(h_mat)
+        out = list(dets)
+        for d in self._recognise(flat, candidates)[0]:
+            if d.face_up and (d.card is None or any(k.card == d.card for k in out)):
+                continue
+            q = cv2.perspectiveTransform(np.float32(d.quad).reshape(-1, 1, 2), back).reshape(4, 2)
+            on = [k for k in out if inside(k.quad, q.mean(axis=0)) or inside(q, k.quad.mean(axis=0))]
+            if any(k.card is not None or not k.face_up for k in on):
+                continue
+            out = [k for k in out if not any(k is o for o in on)]
+            out.append(replace(d, quad=np.float32(q)))
+        return out
+
+    def _recognise(self, image_bgr: np.ndarray, candidates: Collection[str] | None = None,
+                   roi: tuple[int, int, int, int] | None = None,
+                   search: tuple[int, int, int, int] | None = None) -> tuple[list[Detection], FindResult]:
+        """:meth:`recognise` of the still as it is, and what the finder found in it."""
         found = find_cards(image_bgr, self.profile.aspect, roi)
         allowed = self._allowed(candidates)
         out: list[Detection] = []
@@ -418,7 +475,7 @@ class Recogniser:
             kept = self._with_agreed_cards(image_bgr, found, outlines, kept, table)
             kept = self._with_outlined_cards(image_bgr, outlines, kept, table[0])
             kept = self._with_slanted_cards(image_bgr, found, kept, allowed, candidates)
-        return _without_pieces(kept)
+        return _without_pieces(kept), found
 
     def _with_slanted_cards(self, image, found: FindResult, kept: list[Detection], allowed,
                             candidates: Collection[str] | None = None) -> list[Detection]:
