@@ -409,7 +409,7 @@ class Recogniser:
             if d.face_up and (d.card is None or any(k.card == d.card for k in out)):
                 continue
             q = cv2.perspectiveTransform(np.float32(d.quad).reshape(-1, 1, 2), back).reshape(4, 2)
-            on = [k for k in out if inside(k.quad, q.mean(axis=0)) or inside(q, k.quad.mean(axis=0))]
+            on = _on_spot(out, q)
             if any(k.card is not None or not k.face_up for k in on):
                 continue
             out = [k for k in out if not any(k is o for o in on)]
@@ -502,7 +502,7 @@ class Recogniser:
             det = self._slanted_card(image, quad, allowed, candidates)
             if det is None or any(_same_spot(t, det.quad) for t in taken):
                 continue        # two blobs of one card: named once
-            on = [d for d in kept if inside(quad, d.quad.mean(axis=0)) or inside(d.quad, quad.mean(axis=0))]
+            on = _on_spot(kept, quad)
             if any(d.card not in (None, det.card) for d in on):
                 continue        # a piece named otherwise: two readings disagree, no guess
             kept = [d for d in kept if not any(d is o for o in on)]
@@ -1233,6 +1233,14 @@ def _same_spot(a: np.ndarray, b: np.ndarray) -> bool:
     """Two quads of one card: each centre inside the other quad (cards of a pile overlap
     too, but the top card's centre does not lie within the card it covers both ways)."""
     return inside(a, b.mean(axis=0)) and inside(b, a.mean(axis=0))
+
+
+def _on_spot(dets: list[Detection], quad: np.ndarray) -> list[Detection]:
+    """The detections lying at ``quad``'s spot: its centre inside theirs, or theirs inside it
+    (a piece of the card there, or a quad around it). Looser than :func:`_same_spot`, which
+    asks both."""
+    c = quad.mean(axis=0)
+    return [d for d in dets if inside(d.quad, c) or inside(quad, d.quad.mean(axis=0))]
 
 
 def _skew(quad: np.ndarray, aspect: float) -> float:

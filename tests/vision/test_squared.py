@@ -22,6 +22,12 @@ TRICK = [Placement("hearts/queen", (250, 360), 10, scale=1.3),
          Placement("clubs/7", (600, 330), -5, scale=1.3), Placement("diamonds/9", (700, 390), 25, scale=1.3)]
 
 
+def _scene(placements: list[Placement], seed: int):
+    """``placements`` rendered from above on a dark table."""
+    return render_scene(synthetic_profile(DECK), placements, size=SIZE, seed=seed, stress=CAMERA,
+                        table=np.full((SIZE[1], SIZE[0], 3), (40, 50, 60), np.uint8))
+
+
 def _turned(quads: list[np.ndarray], degrees: float) -> list[np.ndarray]:
     h = turned_view(SIZE, degrees, "x")
     return [cv2.perspectiveTransform(np.float32(q).reshape(-1, 1, 2), h).reshape(4, 2) for q in quads]
@@ -62,8 +68,7 @@ def test_a_trick_seen_across_the_table_is_named_on_the_table_seen_square(seed):
     # seen from 45° the 7 under the 9 has no four corners of its own and the pair is one
     # paper blob: before session 51 only the lone queen was named (the pair reported unnamed)
     profile = synthetic_profile(DECK)
-    scene = render_scene(profile, TRICK, size=SIZE, table=np.full((SIZE[1], SIZE[0], 3), (40, 50, 60), np.uint8),
-                         seed=seed, stress=CAMERA)
+    scene = _scene(TRICK, seed)
     truth = dict(zip([t.card for t in scene.truth], _turned([t.quad for t in scene.truth], 45)))
     dets = Recogniser(profile).recognise(camera_turned(scene.image, 45, "x"))
     named = [d for d in dets if d.card is not None]
@@ -77,15 +82,13 @@ def test_a_lone_card_named_slanted_leaves_nothing_to_read_again(monkeypatch):
     # find (LEFT_PAPER), and the still is read once (deepPoker's table photos: 20 of 26 were
     # read twice before the rule)
     profile = synthetic_profile(DECK)
-    scene = render_scene(profile, TRICK[:1], size=SIZE, table=np.full((SIZE[1], SIZE[0], 3), (40, 50, 60), np.uint8),
-                         seed=1, stress=CAMERA)
+    scene = _scene(TRICK[:1], 1)
     views = []
     real = squared.squaring_view
     monkeypatch.setattr(squared, "squaring_view", lambda *a: views.append(a) or real(*a))
     dets = Recogniser(profile).recognise(camera_turned(scene.image, 45, "x"))
     assert [d.card for d in dets] == ["hearts/queen"] and views == []
     # the trick beside it is read again seen square
-    trick = render_scene(profile, TRICK, size=SIZE, table=np.full((SIZE[1], SIZE[0], 3), (40, 50, 60), np.uint8),
-                         seed=1, stress=CAMERA)
+    trick = _scene(TRICK, 1)
     Recogniser(profile).recognise(camera_turned(trick.image, 45, "x"))
     assert len(views) == 1
