@@ -18,6 +18,16 @@ MIN_RIM_PAPER = 0.5     # a face whose rim is less paper than this probably show
 # which halves the rim's paper pixels. Img201's batons 3 on a checked cloth: 0.47 of the rim's
 # pixels are paper (under MIN_RIM_PAPER), 0.85 of its points by this rule (/tmp probe)
 RIM_DEPTH_PAPER = 1 / 3
+# ``framed`` faces judge paper against the white of their own part of the face: the face is cut into
+# WHITE_TILES x WHITE_TILES tiles, each tile's PAPER_PERCENTILE is its white, interpolated between the
+# tiles' centres. A card half in shadow (a fold of a quilt) has its shaded rim 70-90 below its lit
+# paper. Triestine photos and Trentine frames with the Triestine profile (bench/vision_realdata.py;
+# /tmp probe; Triestine reported of 45 / on no card, Trentine reported once tune, report / merged with
+# a neighbour), with ALONE_SIDES 2: the whole face's white (1 tile) 26 / 1, 13 13 / 2 0; 2 tiles 27 / 1
+# (the cups jack of Img203, its top half shaded), the same Trentine lines; 3 and 4 tiles 27 / 2 (a cell
+# of Img201's checked cloth), 14 13 / 2 0. The brightest within 0.3 of the short side (a dilation)
+# instead: 27 / 1, but 10 10 / 2 0 (a back's thin light frame line is its white, its grey rim no paper)
+WHITE_TILES = 2
 MIN_INK = 0.02          # share of the inside (within INK_MARGIN) that is ink: a blank sheet or panel has less
 INK_MARGIN = 0.12       # share of the short side left out around the inside (the paper margin)
 # least lightness of a face's paper margin (between RIM and INK_MARGIN) as a share of its rim's:
@@ -51,14 +61,16 @@ def face_looks(face: np.ndarray, rim_paper: float = MIN_RIM_PAPER, framed: bool 
     """A paper rim (at least ``rim_paper`` of it), and ink on paper inside it.
 
     ``framed``: a point of the rim counts as paper when RIM_DEPTH_PAPER of the rim's depth
-    behind it is (a card printed with a frame line just inside its edge); else the share of
-    the rim's pixels that are paper counts. Enrolment and the finder-based tests of unnamed
-    cards judge by pixels, as they were measured (by points, enrolment flagged other
-    deepPoker photos and left out other corner indices); recognition's outline-alone cards
-    ask ``framed``."""
+    behind it is (a card printed with a frame line just inside its edge), and paper is judged
+    against the white of its part of the face (:func:`_local_white`: a card half in shadow);
+    else the share of the rim's pixels that are paper counts, against the whole face's white.
+    Enrolment and the finder-based tests of unnamed cards judge by pixels, as they were
+    measured (by points, enrolment flagged other deepPoker photos and left out other corner
+    indices); recognition's outline-alone cards ask ``framed``."""
     h, w = face.shape[:2]
     lab = cv2.cvtColor(face, cv2.COLOR_BGR2LAB).astype(np.float32)
-    light = lab[..., 0] > np.percentile(lab[..., 0], PAPER_PERCENTILE) - 30
+    white = _local_white(lab[..., 0]) if framed else np.percentile(lab[..., 0], PAPER_PERCENTILE)
+    light = lab[..., 0] > white - 30
     chroma = np.hypot(lab[..., 1] - 128, lab[..., 2] - 128)
     paper = light & (chroma < 25)
     ink = ~light | (chroma > 40)
@@ -69,6 +81,17 @@ def face_looks(face: np.ndarray, rim_paper: float = MIN_RIM_PAPER, framed: bool 
     ink_inside = float(ink[inner].mean())
     rim_share = float((_rim_depths(paper, b) >= RIM_DEPTH_PAPER).mean()) if framed else float(paper[rim].mean())
     return bool(rim_share >= rim_paper and ink_inside >= MIN_INK)
+
+
+def _local_white(lightness: np.ndarray) -> np.ndarray:
+    """The paper's white at each pixel: each of WHITE_TILES x WHITE_TILES tiles' own
+    PAPER_PERCENTILE, interpolated between their centres (a shadow across a card lowers it
+    where it falls; a thin light line does not raise it)."""
+    h, w = lightness.shape
+    n = WHITE_TILES
+    tiles = np.float32([[np.percentile(lightness[i * h // n:(i + 1) * h // n, j * w // n:(j + 1) * w // n],
+                                       PAPER_PERCENTILE) for j in range(n)] for i in range(n)])
+    return cv2.resize(tiles, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
 def _rim_depths(mask: np.ndarray, b: int) -> np.ndarray:

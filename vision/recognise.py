@@ -139,13 +139,17 @@ AGREED_SIDES = 2          # sides of an outline seen as straight edges for it to
 #   region as a card (_with_agreed_cards): on the Triestine photos (a deck not enrolled; bench/
 #   vision_realdata.py triestine, /tmp probe) 0 or 1 side found 7 cards more, 2 or 3 sides 6,
 #   4 sides 4, none of them a phantom; 2 keeps an edge cue besides the corners that closed the quad
-ALONE_SIDES = 3           # sides seen as straight edges and corners seen as corners of an outline for it
+ALONE_SIDES = 2           # sides seen as straight edges and corners seen as corners of an outline for it
 ALONE_CORNERS = 3         # to be reported by itself where nothing is named (_with_outlined_cards).
 #   Triestine photos (a deck not enrolled, bench/vision_realdata.py; /tmp probe, reported of 45 / on no
-#   card): 3 sides and 3 corners 24 / 1 (was 22 / 1: the batons 3 of Img201 on a checked cloth; 2 sides
-#   and 3 corners, 3 and 4 the same); 2 corners with 3 sides 27 / 2, with 2 sides 28 / 4 (cells of the
-#   checked cloth of Img202, Img201, Img215); 4 sides 23 / 1. Three corners close the quad as seen (a
-#   parallelogram's fourth), not from the deck's shape; the third side keeps an edge cue beside them
+#   card): session 40, 3 sides and 3 corners 24 / 1 (was 22 / 1: the batons 3 of Img201 on a checked
+#   cloth); 2 corners with 3 sides 27 / 2, with 2 sides 28 / 4 (cells of the checked cloth of Img202,
+#   Img201, Img215); 4 sides 23 / 1. Session 52 (paper judged per part of the face, paper.WHITE_TILES):
+#   3 sides and 3 corners 26 / 1, 2 sides and 3 corners 27 / 1 (Img193: a long side along a pale
+#   flower of the quilt), the Trentine frames with the Triestine profile as before (13 / 13 reported
+#   once, 2 / 0 merged). 2 corners (of 5 sides and corners in all) add 2 cards merged with a neighbour
+#   in each half there, quads of the Triestine shape over a Trentine card and the cloth beside it.
+#   Three corners close the quad as seen (a parallelogram's fourth), not from the deck's shape
 AGREED_SHARE = 0.8         # least share of each of the two quads (finder's, outline's) the other covers
 HALVES_COVER = 0.75        # share of a card two rectangles found as its halves fill (0.79-0.83: the
 #   card's middle lies between them: the 2s and 3s of the 'other design' row of bench/vision_realdata.py)

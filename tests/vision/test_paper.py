@@ -76,3 +76,20 @@ def test_a_frame_line_just_inside_the_edge_is_paper_rim_when_framed():
     tabled[:, :2 * b], tabled[:2 * b] = (40, 60, 90), (40, 60, 90)          # dark table over two sides
     tabled[:, -2 * b:] = (40, 60, 90)
     assert not face_looks(tabled, framed=True)
+
+
+def test_a_framed_card_half_in_shadow_still_has_a_paper_rim():
+    """A card lying across a shadow (Triestine Img203: a quilt's fold shades its top half)
+    has a rim far darker at one end than its lit paper: judged against the whole face's white,
+    most of its rim is not paper; judged against the white of each part of the face
+    (``framed``, paper.WHITE_TILES) it is, and dark table at its rim is still no paper."""
+    h, w = 280, 160
+    face = np.full((h, w, 3), 236, np.float32)
+    cv2.rectangle(face, (40, 60), (w - 40, h - 60), (40, 110, 200), -1)     # the picture: ink
+    shade = np.clip(np.linspace(0.5, 1.15, h), None, 1.0)[:, None, None]      # dark at the top
+    face = (face * shade).astype(np.uint8)
+    assert face_looks(face, framed=True)
+    tabled = face.copy()
+    b = round(0.04 * w)
+    tabled[:, :2 * b], tabled[:, -2 * b:] = (40, 60, 90), (40, 60, 90)      # dark table at both long sides
+    assert not face_looks(tabled, framed=True)

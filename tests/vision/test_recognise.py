@@ -488,3 +488,19 @@ def test_a_card_alone_on_a_checked_cloth_is_reported_once_by_its_outline(seed, a
     assert [(d.card, d.face_up) for d in dets] == [(None, True)]
     assert np.abs(dets[0].quad.mean(axis=0) - (480, 270)).max() < 8
     assert rec.recognise(_checked_cloth(seed, fr.aspect, None)) == []
+
+
+@pytest.mark.parametrize("seed, angle, dark, edge", [(0, 7, 0.55, 270), (1, 18, 0.45, 300), (2, 12, 0.55, 300)])
+def test_a_card_alone_half_in_a_shadow_is_reported_once_by_its_outline(seed, angle, dark, edge):
+    """The card of the test above with a shadow across it (Triestine Img203: a fold of the
+    quilt shades the card's top half): the cloth and the card above row ``edge`` are ``dark``
+    times as light. Its rim is paper by the white of its own part of the face (paper.
+    WHITE_TILES), and it is still reported once, unnamed, at the card; judged by the whole
+    face's white, as session 51 did, it was not. The shaded cloth alone is no card."""
+    fr = synthetic_profile("french-52")
+    rec = Recogniser(fr)
+    shade = (dark + (1 - dark) * np.clip((np.arange(540) - edge) / 12.0, 0, 1))[:, None, None]
+    dets = rec.recognise((_checked_cloth(seed, fr.aspect, angle) * shade).astype(np.uint8))
+    assert [(d.card, d.face_up) for d in dets] == [(None, True)]
+    assert np.abs(dets[0].quad.mean(axis=0) - (480, 270)).max() < 8
+    assert rec.recognise((_checked_cloth(seed, fr.aspect, None) * shade).astype(np.uint8)) == []
