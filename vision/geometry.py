@@ -52,6 +52,16 @@ def quad_sides(q: np.ndarray) -> tuple[float, float]:
     return float((side[0] + side[2]) / 2), float((side[1] + side[3]) / 2)
 
 
+def grown(q: np.ndarray, by: float) -> np.ndarray:
+    """An ordered quad with each side moved out by ``by`` pixels of its own plane (a card's
+    paper margin round its printed frame line, seen in perspective)."""
+    q = np.asarray(q, np.float32)
+    w, h = float(np.linalg.norm(q[1] - q[0])), float(np.linalg.norm(q[3] - q[0]))
+    m = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), q)
+    out = np.float32([[-by, -by], [w + by, -by], [w + by, h + by], [-by, h + by]])
+    return cv2.perspectiveTransform(out.reshape(-1, 1, 2), m).reshape(4, 2)
+
+
 def face_corners(w: int, h: int) -> np.ndarray:
     """Corners of a portrait face image, in the order of :func:`order_quad`."""
     return np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], dtype=np.float32)
