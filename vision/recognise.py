@@ -774,14 +774,14 @@ class Recogniser:
             if cover is None or cover.mean() >= OUTLINE_SEEN:
                 todo.append((o, describe(_face_crop(image, o.quad, FACE)), cover))
         screen = self.bank.scores_many([(desc, cover) for _, desc, cover in todo])
-        for (o, _, cover), s in zip(todo, screen):
+        for (o, _, proposed_cover), s in zip(todo, screen):
             lead = self._answer_of(s, allowed)
             # a back's fine pattern on its outline as proposed (often its inner frame line) matches
             # little before the fit: the Trentine piles' backs score 0.20-0.38 there, 0.50-0.73 fitted
             # (bench/vision_realdata.py, /tmp probe). A whole outline on bare ground that leads
             # with the back is fitted; it stands only as the back
             back_only = lead.score < FIT_FLOOR
-            if back_only and not (lead.card == BACK and cover is None and
+            if back_only and not (lead.card == BACK and proposed_cover is None and
                                   o.corners >= ALONE_CORNERS and o.sides >= ALONE_SIDES):
                 continue
             rest = self._other_cards(dets, o.quad)

@@ -446,12 +446,29 @@ def test_a_card_lying_on_a_sheet_of_paper_is_reported_once_unnamed(table, seed):
     assert np.abs(dets[0].quad.mean(axis=0) - true.mean(axis=0)).max() < 20
 
 
+def _turned(angle: float) -> np.ndarray:
+    """The 2x2 rotation by ``angle`` degrees (y down: clockwise on the picture)."""
+    a = np.radians(angle)
+    return np.float32([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+
+
+def _placed(w: int, h: int, angle: float, centre) -> np.ndarray:
+    """The quad of a w x h face turned by ``angle`` about its middle and centred at ``centre``."""
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    return ((src - [w / 2, h / 2]) @ _turned(angle).T + centre).astype(np.float32)
+
+
 def _at_middle(w: int, h: int, angle: float) -> np.ndarray:
     """The homography that lays a w x h face at the middle of a 960x540 picture, turned by ``angle``."""
-    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    a = np.radians(angle)
-    turn = np.float32([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-    return cv2.getPerspectiveTransform(src, ((src - [w / 2, h / 2]) @ turn.T + [480, 270]).astype(np.float32))
+    return cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), _placed(w, h, angle, [480, 270]))
+
+
+def _laid(img: np.ndarray, face: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """``img`` (float32) with ``face`` laid over it at ``quad``."""
+    h, w = face.shape[:2]
+    M = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), np.float32(quad))
+    on = cv2.warpPerspective(np.ones((h, w), np.float32), M, img.shape[1::-1])[..., None]
+    return img * (1 - on) + cv2.warpPerspective(face.astype(np.float32), M, img.shape[1::-1]) * on
 
 
 def _checked_cloth(seed: int, aspect: float, angle: float | None, face: np.ndarray | None = None) -> np.ndarray:
@@ -475,11 +492,7 @@ def _checked_cloth(seed: int, aspect: float, angle: float | None, face: np.ndarr
             cv2.rectangle(face, (28, 50), (w - 28, h - 50), (40, 120, 200), -1)
             cv2.circle(face, (w // 2, h // 2), 25, (30, 30, 30), -1)
             cv2.putText(face, "3", (10, 35), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (30, 30, 160), 2)
-        h, w = face.shape[:2]
-        M = _at_middle(w, h, angle)
-        card = cv2.warpPerspective(face.astype(np.float32), M, (960, 540))
-        on = cv2.warpPerspective(np.ones((h, w), np.float32), M, (960, 540))[..., None]
-        img = img * (1 - on) + card * on
+        img = _laid(img, face, _placed(face.shape[1], face.shape[0], angle, [480, 270]))
     return np.clip(cv2.GaussianBlur(img, (0, 0), 1.0), 0, 255).astype(np.uint8)
 
 
@@ -537,16 +550,12 @@ def _backs_on_gingham(back: np.ndarray, aspect: float, seed: int, cards: int) ->
         img[k:k + 12] *= 0.7
     w = 170
     h = round(w * aspect)
-    face = cv2.resize(back, (w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32)
-    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    face = cv2.resize(back, (w, h), interpolation=cv2.INTER_LINEAR)
     quad = None
     for _ in range(cards):
-        a = np.radians(rng.uniform(-25, 25))
-        turn = np.float32([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-        quad = ((src - [w / 2, h / 2]) @ turn.T + [480, 270] + rng.uniform(-25, 25, 2)).astype(np.float32)
-        M = cv2.getPerspectiveTransform(src, quad)
-        on = cv2.warpPerspective(np.ones((h, w), np.float32), M, (960, 540))[..., None]
-        img = img * (1 - on) + cv2.warpPerspective(face, M, (960, 540)) * on
+        angle = rng.uniform(-25, 25)
+        quad = _placed(w, h, angle, np.add([480, 270], rng.uniform(-25, 25, 2)))
+        img = _laid(img, face, quad)
     return np.clip(cv2.GaussianBlur(img, (0, 0), 1.0), 0, 255).astype(np.uint8), quad
 
 
@@ -569,9 +578,7 @@ def test_a_pile_of_enrolled_backs_the_finder_misses_is_reported_once_face_down(m
     ours = Profile(fr.deck_id, {**fr.faces, "back": [back]}, fr.aspect)
     scene, top = _backs_on_gingham(back, fr.aspect, seed, cards)
     centre = top.mean(axis=0)
-    a = np.radians(4)
-    turn = np.float32([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-    off = (((top - centre) @ turn.T) * 0.9 + centre + (12, -10)).astype(np.float32)
+    off = (((top - centre) @ _turned(4).T) * 0.9 + centre + (12, -10)).astype(np.float32)
     rec = Recogniser(ours)
     assert rec.recognise(_backs_on_gingham(back, fr.aspect, seed, 0)[0]) == []
     unfitted = rec.bank.scores(describe(recognise._face_crop(scene, off, recognise.FACE)))
